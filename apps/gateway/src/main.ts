@@ -1,0 +1,16 @@
+import 'reflect-metadata';
+import { startGateway } from '@loom/api';
+import { ConfigError, loadConfig } from '@loom/platform';
+import { onShutdown } from '../../cli/src/shutdown';
+
+/** The gateway as its own process (split topology): LOOM_CLICKHOUSE_URL and LOOM_NATS_URL set. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const gateway = await startGateway(config);
+  onShutdown(() => gateway.close());
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof ConfigError ? error.message : (error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

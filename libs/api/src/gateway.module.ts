@@ -1,0 +1,23 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { HttpErrorFilter } from './http/not-found.filter';
+import { OpsController } from './http/ops.controller';
+import { LOOM_METRICS, OP_DISPATCHER, READINESS } from './http/tokens';
+import type { GatewayRuntime } from './runtime';
+
+/** The gateway's composition root: the runtime's services behind the HTTP controller. */
+@Module({})
+export class GatewayModule {
+  static forRoot(runtime: GatewayRuntime): DynamicModule {
+    return {
+      module: GatewayModule,
+      controllers: [OpsController],
+      providers: [
+        { provide: OP_DISPATCHER, useValue: runtime.dispatcher },
+        { provide: READINESS, useValue: runtime.readiness },
+        { provide: LOOM_METRICS, useValue: runtime.metrics },
+        { provide: APP_FILTER, useClass: HttpErrorFilter },
+      ],
+    };
+  }
+}

@@ -1,0 +1,3 @@
+export const OP_DISPATCHER = Symbol('OP_DISPATCHER');
+export const READINESS = Symbol('READINESS');
+export const LOOM_METRICS = Symbol('LOOM_METRICS');

@@ -1,0 +1,85 @@
+import { requireRole, resolveNamespace, type AuthService } from '@loom/auth';
+import { Defaults, isOpName, Limits, LoomError, Ops, validateInput, type OpName } from '@loom/contracts';
+import { inSpan, type Logger, type LoomMetrics } from '@loom/platform';
+import type { OpHandlers } from './op-handlers';
+
+/** Room for the rest of an append's fields around 1 MiB of content. */
+const MAX_BODY_BYTES = Limits.maxContentBytes + 256 * 1024;
+
+export interface DispatchResult {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * One op call, start to end: find the op, authenticate, check the role, parse and validate the
+ * body, resolve the namespace, run the handler. Each step fails with its own status, and every
+ * call is one span, one latency observation and one log line (ids and sizes, never text).
+ */
+export class OpDispatcher {
+  constructor(
+    private readonly handlers: OpHandlers,
+    private readonly auth: AuthService,
+    private readonly metrics: LoomMetrics,
+    private readonly logger: Logger,
+  ) {}
+
+  async dispatch(opName: string, rawBody: string, authorization: string | undefined, correlationId: string): Promise<DispatchResult> {
+    const started = process.hrtime.bigint();
+    const op = isOpName(opName) ? opName : undefined;
+    let namespace: string | undefined;
+    let status = 200;
+    try {
+      return await inSpan(`op ${op ?? 'unknown'}`, { 'loom.op': op ?? 'unknown', 'loom.correlation_id': correlationId }, async (span) => {
+        if (!op) throw new LoomError('unknown_op', `there is no op "${opName}"; see the README for the list`);
+        const principal = await this.auth.authenticate(authorization);
+        requireRole(principal, Ops[op].role, op);
+        const input = validateInput(Ops[op].request as new () => object, parseBody(rawBody)) as { namespace?: string; agent?: string };
+        namespace = resolveNamespace(principal, input.namespace);
+        span.setAttribute('loom.namespace', namespace);
+        const handler = this.handlers[op] as (ctx: unknown, input: unknown) => Promise<unknown>;
+        const body = await handler({ principal, namespace, agent: input.agent ?? Defaults.agent }, input);
+        return { status: 200, body };
+      });
+    } catch (error) {
+      const mapped = toErrorResult(error, correlationId);
+      status = mapped.status;
+      if (status >= 500 && status !== 503) {
+        this.logger.error({ op, namespace, correlation_id: correlationId, err: error }, 'op failed');
+      }
+      return mapped;
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      this.metrics.opDuration.observe({ op: op ?? 'unknown', status: String(status) }, seconds);
+      this.logger.info({ op: op ?? opName.slice(0, 64), namespace, status, ms: Math.round(seconds * 1e4) / 10, bytes: rawBody.length, correlation_id: correlationId }, 'op');
+    }
+  }
+}
+
+function parseBody(raw: string): unknown {
+  if (Buffer.byteLength(raw, 'utf8') > MAX_BODY_BYTES) {
+    throw new LoomError('payload_too_large', `the request body is over ${MAX_BODY_BYTES} bytes; content may be at most 1 MiB`);
+  }
+  if (raw.trim() === '') return {};
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    throw new LoomError('invalid_input', 'the request body is not valid JSON', { fields: [{ field: '(body)', message: 'not valid JSON' }] });
+  }
+}
+
+/** The one error shape: `{ error: { code, message, fields?, correlation_id } }`. */
+export function toErrorResult(error: unknown, correlationId: string): DispatchResult {
+  if (LoomError.isLoomError(error)) {
+    return {
+      status: error.status,
+      body: { error: { code: error.code, message: error.message, ...(error.fields ? { fields: error.fields } : {}), correlation_id: correlationId } },
+    };
+  }
+  return {
+    status: 500,
+    body: { error: { code: 'internal', message: `an unexpected error; quote correlation id ${correlationId} when reporting it`, correlation_id: correlationId } },
+  };
+}
+
+export type { OpName };

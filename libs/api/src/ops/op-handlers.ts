@@ -1,0 +1,84 @@
+import { coversAllNamespaces, requireNamespaceWideToken, type AuthService } from '@loom/auth';
+import { ALL_AGENTS, Defaults, LoomError, type OpName } from '@loom/contracts';
+import type { ConversationPlane, NamespaceSet } from '@loom/conversations';
+import type { OpContext } from './op-context';
+import type * as C from '@loom/contracts';
+
+type Handler<I> = (ctx: OpContext, input: I) => Promise<unknown>;
+
+/** The request type of each op, as its handler receives it after validation. */
+interface OpInputs {
+  'conversation.set_logging': C.SetLoggingRequest;
+  'conversation.append': C.AppendTurnRequest;
+  'conversation.create': C.CreateThreadRequest;
+  'conversation.update': C.UpdateThreadRequest;
+  'conversation.get': C.GetThreadRequest;
+  'conversation.list': C.ListTurnsRequest;
+  'conversation.threads': C.ListThreadsRequest;
+  'conversation.search': C.SearchTurnsRequest;
+  'token.create': C.CreateTokenRequest;
+  'token.revoke': C.RevokeTokenRequest;
+  'settings.get': C.GetSettingsRequest;
+  'settings.set': C.SetSettingRequest;
+}
+
+export type OpHandlers = { [K in OpName]: Handler<OpInputs[K]> };
+
+/** Writes act as one agent; "*" is only a read filter. */
+function writingAgent(ctx: OpContext, op: string): string {
+  if (ctx.agent === ALL_AGENTS) {
+    throw new LoomError('invalid_input', `${op} writes as one agent; "*" only filters reads`, { fields: [{ field: 'agent', message: 'must name one agent' }] });
+  }
+  return ctx.agent;
+}
+
+/**
+ * Adapters from ops to services: take the validated input, call one service method, return.
+ * Conversation ops refuse user- or session-bounded tokens (those serve the saved-message ops).
+ */
+export function createOpHandlers(plane: ConversationPlane, auth: AuthService): OpHandlers {
+  const conversational = <I>(op: string, fn: Handler<I>): Handler<I> => (ctx, input) => {
+    requireNamespaceWideToken(ctx.principal, op);
+    return fn(ctx, input);
+  };
+  return {
+    'conversation.set_logging': conversational('conversation.set_logging', async (ctx, input) => {
+      await plane.recording.setLogging(ctx.namespace, input.enabled);
+      return { namespace: ctx.namespace, conversation_logging_enabled: input.enabled };
+    }),
+    'conversation.append': conversational('conversation.append', (ctx, input) =>
+      plane.append.append(ctx.namespace, writingAgent(ctx, 'conversation.append'), input),
+    ),
+    'conversation.create': conversational('conversation.create', (ctx, input) => plane.threads.create(ctx.namespace, input)),
+    'conversation.update': conversational('conversation.update', (ctx, input) => plane.threads.update(ctx.namespace, input)),
+    'conversation.get': conversational('conversation.get', (ctx, input) => plane.read.get(ctx.namespace, ctx.agent, input)),
+    'conversation.list': conversational('conversation.list', (ctx, input) => plane.read.list(ctx.namespace, ctx.agent, input)),
+    'conversation.threads': conversational('conversation.threads', (ctx, input) => plane.read.recentThreads(ctx.namespace, ctx.agent, input)),
+    'conversation.search': conversational('conversation.search', (ctx, input) => {
+      let scope: NamespaceSet;
+      if ((input.namespace_scope ?? 'all_mine') === 'namespace') scope = { all: false, namespaces: [ctx.namespace] };
+      else if (coversAllNamespaces(ctx.principal)) scope = { all: true };
+      else scope = { all: false, namespaces: ctx.principal.namespaces };
+      return plane.search.search(scope, ctx.agent, input);
+    }),
+    'token.create': async (ctx, input) => {
+      const issued = await auth.createToken(ctx.principal, {
+        namespace: ctx.namespace,
+        role: input.role,
+        ...(input.read_scope ? { readScope: input.read_scope } : {}),
+        ...(input.read_user_id ? { readUserId: input.read_user_id } : {}),
+        ...(input.label ? { label: input.label } : {}),
+      });
+      return { token: issued.token, token_id: issued.tokenId, namespace: ctx.namespace, role: input.role };
+    },
+    'token.revoke': async (ctx, input) => {
+      const revoked = await auth.revoke(ctx.principal, input.token_id);
+      if (!revoked) throw new LoomError('not_found', `no token "${input.token_id}" that this token can revoke`);
+      return { token_id: input.token_id, revoked: true };
+    },
+    'settings.get': () => plane.settings.all(),
+    'settings.set': (_ctx, input) => plane.settings.set(input.key, input.value),
+  };
+}
+
+export const DEFAULT_AGENT = Defaults.agent;

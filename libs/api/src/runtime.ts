@@ -1,0 +1,76 @@
+import { AuthService, TokenRepository } from '@loom/auth';
+import { runMigrations, Storage, type MigrationReport } from '@loom/clickhouse';
+import { createConversationPlane, type ConversationPlane } from '@loom/conversations';
+import { createLogger, installTracing, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
+import { InProcessRequestClient, NatsRequestClient, type RequestClient } from '@loom/transport';
+import { createOpHandlers } from './ops/op-handlers';
+import { OpDispatcher } from './ops/op-dispatcher';
+import { Readiness } from './http/readiness';
+
+export interface GatewayRuntime {
+  config: LoomConfig;
+  storage: Storage;
+  requests: RequestClient;
+  auth: AuthService;
+  plane: ConversationPlane;
+  dispatcher: OpDispatcher;
+  readiness: Readiness;
+  metrics: LoomMetrics;
+  logger: Logger;
+  migrations: MigrationReport;
+  close(): Promise<void>;
+}
+
+/**
+ * Wires the gateway's adapters from config: embedded chDB or a ClickHouse server, the process
+ * hub or NATS. Nothing past this function branches on the mode. Migrations run at start.
+ */
+export async function createGatewayRuntime(config: LoomConfig, options: { logger?: Logger; metrics?: LoomMetrics } = {}): Promise<GatewayRuntime> {
+  installTracing(config.traces);
+  const logger = options.logger ?? createLogger('gateway', config.logLevel);
+  const metrics = options.metrics ?? new LoomMetrics('gateway');
+  const storage = Storage.open({ ...config.clickhouse, dataDir: config.dataDir });
+  let requests: RequestClient | undefined;
+  try {
+    const migrations = await runMigrations(storage, {
+      onProgress: (p) => logger.info({ migration: p.migration, step: `${p.index}/${p.total}` }, 'applying migration'),
+    });
+    requests = config.natsUrl ? await NatsRequestClient.connect(config.natsUrl, 'loom-gateway') : new InProcessRequestClient();
+    const auth = new AuthService(new TokenRepository(storage));
+    if (config.bootstrapAdminToken) auth.setBootstrapAdminToken(config.bootstrapAdminToken);
+    const plane = createConversationPlane({
+      storage,
+      requests,
+      embedTimeoutMs: config.embedRequestTimeoutMs,
+      defaults: config.conversation,
+      batching: { lingerMs: config.append.batchLingerMs, maxRows: config.append.batchMaxRows },
+      metrics,
+    });
+    const transport = requests;
+    const readiness = new Readiness({
+      storage: () => storage.ping(),
+      transport: async () => (transport instanceof NatsRequestClient ? transport.ping() : true),
+    });
+    const dispatcher = new OpDispatcher(createOpHandlers(plane, auth), auth, metrics, logger);
+    return {
+      config,
+      storage,
+      requests,
+      auth,
+      plane,
+      dispatcher,
+      readiness,
+      metrics,
+      logger,
+      migrations,
+      close: async () => {
+        await transport.close();
+        await storage.close();
+      },
+    };
+  } catch (error) {
+    await requests?.close();
+    await storage.close();
+    throw error;
+  }
+}

@@ -1,0 +1,105 @@
+import { ALL_NAMESPACES, LoomError, type ReadScope, type Role } from '@loom/contracts';
+import { randomToken, sha256Hex } from '@loom/platform';
+import { coversAllNamespaces, type Principal } from './principal';
+import { TokenRepository, type TokenRow } from './token.repository';
+
+const TOKEN_PREFIX = 'loom_';
+const CACHE_MS = 5_000;
+
+export interface IssuedToken {
+  token: string;
+  tokenId: string;
+}
+
+/**
+ * Tokens: minted here, shown once, stored as SHA-256 hashes (they are 256-bit random, so a slow
+ * hash buys nothing). Verified tokens are cached briefly; a revoke in this process drops the
+ * entry at once, other processes see it within CACHE_MS.
+ */
+export class AuthService {
+  private readonly cache = new Map<string, { principal: Principal | undefined; until: number }>();
+  private bootstrap: { hash: string; principal: Principal } | undefined;
+
+  constructor(private readonly tokens: TokenRepository) {}
+
+  /** Makes `value` an admin token for every namespace, for this process's lifetime. */
+  setBootstrapAdminToken(value: string): void {
+    this.bootstrap = {
+      hash: sha256Hex(value),
+      principal: { tokenId: 'bootstrap', namespaces: [ALL_NAMESPACES], role: 'admin', readScope: 'all', readUserId: undefined },
+    };
+  }
+
+  async authenticate(authorization: string | undefined): Promise<Principal> {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+    if (!match) throw new LoomError('unauthorized', 'send "Authorization: Bearer <token>"; mint one with `loom token create`');
+    const hash = sha256Hex(match[1]!);
+    if (this.bootstrap && this.bootstrap.hash === hash) return this.bootstrap.principal;
+    const cached = this.cache.get(hash);
+    const now = Date.now();
+    let principal: Principal | undefined;
+    if (cached && cached.until > now) {
+      principal = cached.principal;
+    } else {
+      const row = await this.tokens.findByHash(hash);
+      principal = row && !row.revoked ? toPrincipal(row) : undefined;
+      this.cache.set(hash, { principal, until: now + CACHE_MS });
+    }
+    if (!principal) throw new LoomError('unauthorized', 'this token is unknown or revoked');
+    return principal;
+  }
+
+  /**
+   * Mints a token for one namespace (or every namespace with "*", which only an every-namespace
+   * admin may grant). An admin cannot mint beyond its own grant.
+   */
+  async createToken(
+    issuer: Principal | 'cli',
+    options: { namespace: string; role: Role; readScope?: ReadScope; readUserId?: string; label?: string },
+  ): Promise<IssuedToken> {
+    if (issuer !== 'cli') {
+      const allowed = coversAllNamespaces(issuer) || (options.namespace !== ALL_NAMESPACES && issuer.namespaces.includes(options.namespace));
+      if (!allowed) throw new LoomError('forbidden', `this token cannot grant access to namespace "${options.namespace}"`);
+    }
+    const readScope = options.readScope ?? 'all';
+    if (options.readUserId && readScope !== 'own_user') {
+      throw new LoomError('invalid_input', 'read_user_id goes with read_scope "own_user"', {
+        fields: [{ field: 'read_user_id', message: 'only valid with read_scope "own_user"' }],
+      });
+    }
+    const token = TOKEN_PREFIX + randomToken(32);
+    const tokenId = 'tok_' + randomToken(9);
+    await this.tokens.insert({
+      token_hash: sha256Hex(token),
+      token_id: tokenId,
+      namespaces: [options.namespace],
+      role: options.role,
+      read_scope: readScope,
+      read_user_id: options.readUserId ?? '',
+      label: options.label ?? '',
+    });
+    return { token, tokenId };
+  }
+
+  async revoke(issuer: Principal | 'cli', tokenId: string): Promise<boolean> {
+    const row = await this.tokens.findById(tokenId);
+    if (!row) return false;
+    if (issuer !== 'cli' && !coversAllNamespaces(issuer) && !row.namespaces.every((ns) => issuer.namespaces.includes(ns))) {
+      // Same answer as "no such token": an admin of one namespace learns nothing of others.
+      return false;
+    }
+    if (!row.revoked) await this.tokens.revoke(row);
+    this.cache.delete(row.token_hash);
+    return true;
+  }
+}
+
+function toPrincipal(row: TokenRow): Principal {
+  return {
+    tokenId: row.token_id,
+    namespaces: row.namespaces,
+    role: row.role,
+    readScope: row.read_scope,
+    readUserId: row.read_user_id || undefined,
+  };
+}

@@ -1,0 +1,3 @@
+export * from './principal';
+export * from './token.repository';
+export * from './auth.service';

@@ -1,0 +1,53 @@
+import { ALL_NAMESPACES, Defaults, LoomError, roleAtLeast, type ReadScope, type Role } from '@loom/contracts';
+
+/** Who is calling, as established by their token. */
+export interface Principal {
+  tokenId: string;
+  /** The namespaces the token may act on; `['*']` for every namespace. */
+  namespaces: string[];
+  role: Role;
+  readScope: ReadScope;
+  readUserId: string | undefined;
+}
+
+export function coversAllNamespaces(principal: Principal): boolean {
+  return principal.namespaces.includes(ALL_NAMESPACES);
+}
+
+/**
+ * The namespace an op acts on: the one the body names, else the token's only namespace, else
+ * "default" for an every-namespace token. A namespace outside the token's grant is a 403.
+ */
+export function resolveNamespace(principal: Principal, requested: string | undefined): string {
+  if (requested === undefined) {
+    if (coversAllNamespaces(principal)) return Defaults.namespace;
+    if (principal.namespaces.length === 1) return principal.namespaces[0]!;
+    throw new LoomError('invalid_input', 'this token covers several namespaces: name one in "namespace"', {
+      fields: [{ field: 'namespace', message: 'required for a token that covers several namespaces' }],
+    });
+  }
+  if (requested === '@me') {
+    throw new LoomError('forbidden', '"@me" addresses an end user\'s namespace and needs an end-user token');
+  }
+  if (!coversAllNamespaces(principal) && !principal.namespaces.includes(requested)) {
+    throw new LoomError('forbidden', `this token has no access to namespace "${requested}"`);
+  }
+  return requested;
+}
+
+/** Refuses a role below the op's. */
+export function requireRole(principal: Principal, required: Role, op: string): void {
+  if (!roleAtLeast(principal.role, required)) {
+    throw new LoomError('forbidden', `${op} needs the ${required} role; this token is ${principal.role}`);
+  }
+}
+
+/**
+ * Tokens bounded to one user or session serve only the saved-message ops (a thread mixes users
+ * and has no user axis to bound), so every op here refuses them.
+ */
+export function requireNamespaceWideToken(principal: Principal, op: string): void {
+  if (principal.readScope !== 'all') {
+    throw new LoomError('forbidden', `${op} is not available to a token with read scope ${principal.readScope}`);
+  }
+}

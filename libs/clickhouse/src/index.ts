@@ -1,0 +1,3 @@
+export * from './tables';
+export * from './storage';
+export * from './migrations.runner';

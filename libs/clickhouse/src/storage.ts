@@ -1,0 +1,153 @@
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { LoomError } from '@loom/contracts';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { tablesFor, type Tables } from './tables';
+
+export interface StorageConfig {
+  /** A ClickHouse server over HTTP; unset means the embedded chDB engine under `dataDir`. */
+  url?: string | undefined;
+  username?: string | undefined;
+  password?: string | undefined;
+  database: string;
+  dataDir: string;
+  cluster?: string | undefined;
+}
+
+export type QueryParams = Record<string, unknown>;
+
+/**
+ * One handle on ClickHouse for a process: the client (server or embedded), the table names, and
+ * three typed calls. Connection failures become `unavailable` (503, safe to retry); anything the
+ * engine rejects stays an error with its ClickHouse code for the logs.
+ */
+export class Storage {
+  private constructor(
+    readonly client: ClickHouseClient,
+    readonly tables: Tables,
+    readonly mode: 'embedded' | 'server',
+    readonly cluster: string | undefined,
+    private readonly release: () => Promise<void>,
+  ) {}
+
+  static open(config: StorageConfig): Storage {
+    const tables = tablesFor(config.database);
+    if (config.url) {
+      const client = createClient({
+        url: config.url,
+        username: config.username ?? 'default',
+        password: config.password ?? '',
+        request_timeout: 30_000,
+        max_open_connections: 64,
+        keep_alive: { enabled: true },
+      });
+      return new Storage(client, tables, 'server', config.cluster, () => client.close());
+    }
+    const { client, release } = openEmbedded(join(config.dataDir, 'chdb'));
+    return new Storage(client, tables, 'embedded', undefined, release);
+  }
+
+  async query<T>(sql: string, params: QueryParams = {}): Promise<T[]> {
+    try {
+      const result = await this.client.query({ query: sql, query_params: params, format: 'JSONEachRow' });
+      return await result.json<T>();
+    } catch (error) {
+      throw mapStorageError(error);
+    }
+  }
+
+  async command(sql: string, params: QueryParams = {}): Promise<void> {
+    try {
+      await this.client.command({ query: sql, query_params: params });
+    } catch (error) {
+      throw mapStorageError(error);
+    }
+  }
+
+  async insert(table: string, rows: readonly object[]): Promise<void> {
+    if (rows.length === 0) return;
+    try {
+      await this.client.insert({ table, values: rows as object[], format: 'JSONEachRow' });
+    } catch (error) {
+      throw mapStorageError(error);
+    }
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      const result = await this.client.ping();
+      return result.success;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.release();
+  }
+}
+
+// chDB allows one data directory per process, so every Storage of this process shares one
+// embedded connection, closed when the last user closes.
+let embedded: { path: string; client: ClickHouseClient; refs: number } | undefined;
+
+function openEmbedded(path: string): { client: ClickHouseClient; release: () => Promise<void> } {
+  if (embedded && embedded.path !== path) {
+    throw new Error(`this process already uses the embedded engine at ${embedded.path}; chDB allows one data directory per process`);
+  }
+  if (!embedded) {
+    mkdirSync(path, { recursive: true });
+    // Required lazily: the server topology never loads the 550 MB engine.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { createChdbConnection } = require('chdb/connection') as typeof import('chdb/connection');
+    const client = createClient({ connection: createChdbConnection({ path }) } as unknown as Parameters<typeof createClient>[0]);
+    embedded = { path, client, refs: 0 };
+  }
+  const handle = embedded;
+  handle.refs += 1;
+  let released = false;
+  return {
+    client: handle.client,
+    release: async () => {
+      if (released) return;
+      released = true;
+      handle.refs -= 1;
+      if (handle.refs === 0 && embedded === handle) {
+        embedded = undefined;
+        await handle.client.close();
+      }
+    },
+  };
+}
+
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'UND_ERR_SOCKET']);
+
+export function mapStorageError(error: unknown): Error {
+  if (LoomError.isLoomError(error)) return error;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (
+    (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) ||
+    /ECONNREFUSED|ECONNRESET|socket hang up|Timeout error|other side closed|connect ETIMEDOUT/i.test(message)
+  ) {
+    return new LoomError('unavailable', 'storage is unavailable; nothing was written, retry is safe', { cause: error });
+  }
+  return error instanceof Error ? error : new Error(message);
+}
+
+/** ClickHouse DateTime64 text (UTC) from epoch microseconds. */
+export function formatMicros(epochMicros: number): string {
+  const ms = Math.floor(epochMicros / 1000);
+  const micros = String(Math.floor(epochMicros % 1000)).padStart(3, '0');
+  return new Date(ms).toISOString().replace('T', ' ').replace('Z', '') + micros;
+}
+
+export function formatMillis(date: Date = new Date()): string {
+  return date.toISOString().replace('T', ' ').replace('Z', '');
+}
+
+/** ISO 8601 (UTC) from ClickHouse DateTime64 text. */
+export function toIso(value: string | null | undefined): string | null {
+  if (!value) return null;
+  return value.replace(' ', 'T') + 'Z';
+}

@@ -1,0 +1,31 @@
+/**
+ * The only place that knows table names. Names are fully qualified because the embedded engine
+ * ignores the client's `database` option; the database name is checked to be a plain identifier
+ * at config time, so interpolating it is safe (values always go through query parameters).
+ */
+export interface Tables {
+  database: string;
+  migrations: string;
+  namespaces: string;
+  conversations: string;
+  conversationEmbeddings: string;
+  conversationThreads: string;
+  apiTokens: string;
+  settings: string;
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+export function tablesFor(database: string): Tables {
+  if (!IDENTIFIER.test(database)) throw new Error(`not a plain identifier: ${JSON.stringify(database)}`);
+  return {
+    database,
+    migrations: `${database}.schema_migrations`,
+    namespaces: `${database}.namespaces`,
+    conversations: `${database}.conversations`,
+    conversationEmbeddings: `${database}.conversation_embeddings`,
+    conversationThreads: `${database}.conversation_threads`,
+    apiTokens: `${database}.api_tokens`,
+    settings: `${database}.settings`,
+  };
+}

@@ -1,0 +1,34 @@
+import { IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IdField, NamespacedRequest } from '../common.dto';
+import { ReadScopes, Roles, type ReadScope, type Role } from '../roles';
+
+export class CreateTokenRequest extends NamespacedRequest {
+  @IsIn(Roles, { message: `role must be one of ${Roles.join(', ')}` }) role!: Role;
+  @IsOptional() @IsIn(ReadScopes, { message: `read_scope must be one of ${ReadScopes.join(', ')}` })
+  read_scope?: ReadScope;
+  @IsOptional() @IdField() read_user_id?: string;
+  @IsOptional() @IsString() @MaxLength(200) label?: string;
+
+  static readonly example: CreateTokenRequest = Object.assign(new CreateTokenRequest(), {
+    namespace: 'acme',
+    role: 'writer',
+    label: 'claude-code on laptop',
+  });
+}
+export interface CreateTokenResponse {
+  /** Shown once; only its hash is stored. */
+  token: string;
+  token_id: string;
+  namespace: string;
+  role: Role;
+}
+
+export class RevokeTokenRequest extends NamespacedRequest {
+  @IsString() @MinLength(1) @MaxLength(200) token_id!: string;
+
+  static readonly example: RevokeTokenRequest = Object.assign(new RevokeTokenRequest(), { token_id: 'tok_0123abcd' });
+}
+export interface RevokeTokenResponse {
+  token_id: string;
+  revoked: boolean;
+}

@@ -1,0 +1,42 @@
+import { EmbedBatchRequest } from './embed/embed.dto';
+import { LoomError } from './errors';
+import { Ops, OpNames } from './ops';
+import { validateInput } from './validate';
+import { AppendTurnRequest } from './conversations/conversation.dto';
+
+describe('contracts', () => {
+  it.each(OpNames)('the example of %s passes its own validator', (name) => {
+    const type = Ops[name].request as unknown as { new (): object; example: object };
+    expect(() => validateInput(type, JSON.parse(JSON.stringify(type.example)))).not.toThrow();
+  });
+
+  it('the example of loom.embed.batch.v1 passes its validator', () => {
+    expect(validateInput(EmbedBatchRequest, { ...EmbedBatchRequest.example }).texts).toHaveLength(1);
+  });
+
+  it('CONV-APPEND-01: a missing thread_id, role and content are each named, and a role outside the four is refused', () => {
+    const error = capture(() => validateInput(AppendTurnRequest, { role: 'narrator', metadata: 'x' }));
+    expect(error.code).toBe('invalid_input');
+    expect(error.fields?.map((f) => f.field).sort()).toEqual(['content', 'metadata', 'role', 'thread_id']);
+    expect(error.fields?.find((f) => f.field === 'role')?.message).toBe('role must be one of user, assistant, system, tool');
+  });
+
+  it('an unknown field is named, not ignored', () => {
+    const error = capture(() => validateInput(AppendTurnRequest, { thread_id: 't', role: 'user', content: 'x', 'thread-id': 't' }));
+    expect(error.fields).toEqual([{ field: 'thread-id', message: 'unknown field' }]);
+  });
+
+  it('a body that is not an object is refused', () => {
+    expect(capture(() => validateInput(AppendTurnRequest, [1, 2])).code).toBe('invalid_input');
+  });
+});
+
+function capture(fn: () => unknown): LoomError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof LoomError) return error;
+    throw error;
+  }
+  throw new Error('expected a LoomError');
+}

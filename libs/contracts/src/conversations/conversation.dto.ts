@@ -1,0 +1,245 @@
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
+import { AgentScopedRequest, IdField, NamespacedRequest } from '../common.dto';
+import { Defaults, Limits } from '../limits';
+
+export const TurnRoles = ['user', 'assistant', 'system', 'tool'] as const;
+export type TurnRole = (typeof TurnRoles)[number];
+/** The roles search can filter on: `system` matches compaction summaries, the only indexed system turns. */
+export const SearchableRoles = ['user', 'assistant', 'system'] as const;
+export type SearchableRole = (typeof SearchableRoles)[number];
+export const SortOrders = ['asc', 'desc'] as const;
+export type SortOrder = (typeof SortOrders)[number];
+export const NamespaceScopes = ['all_mine', 'namespace'] as const;
+export type NamespaceScope = (typeof NamespaceScopes)[number];
+
+export type JsonObject = Record<string, unknown>;
+
+// ---- conversation.append -------------------------------------------------------------------
+
+export class AppendTurnRequest extends AgentScopedRequest {
+  @IdField() thread_id!: string;
+  @IsIn(TurnRoles, { message: `role must be one of ${TurnRoles.join(', ')}` }) role!: TurnRole;
+  /** Up to 1 MiB; larger content is refused with 413 before validation. */
+  @IsString() content!: string;
+  @IsOptional() @IdField() msg_id?: string;
+  @IsOptional() @IsString() reasoning?: string;
+  @IsOptional() @IdField() user_id?: string;
+  @IsOptional() @IdField() run_id?: string;
+  @IsOptional() @IsObject() metadata?: JsonObject;
+  @IsOptional() @IsInt() @Min(0) tokens?: number;
+
+  static readonly example: AppendTurnRequest = Object.assign(new AppendTurnRequest(), {
+    namespace: 'acme',
+    thread_id: 'thread-42',
+    role: 'user',
+    content: 'We moved invoices to the new ledger.',
+    user_id: 'u1',
+    run_id: 'run-7',
+    metadata: { client: 'claude-code' },
+    tokens: 12,
+  });
+}
+
+export type AppendReason = 'logging_disabled' | 'duplicate' | 'deleted';
+export interface AppendTurnResponse {
+  stored: boolean;
+  reason?: AppendReason;
+  thread_id: string;
+  msg_id: string;
+}
+
+// ---- conversation.create / update ----------------------------------------------------------
+
+export class CreateThreadRequest extends AgentScopedRequest {
+  /** Generated when omitted. */
+  @IsOptional() @IdField() thread_id?: string;
+  @IsOptional() @IsString() @MaxLength(500) title?: string;
+  @IsOptional() @IsObject() metadata?: JsonObject;
+  @IsOptional() @IdField() run_id?: string;
+
+  static readonly example: CreateThreadRequest = Object.assign(new CreateThreadRequest(), {
+    thread_id: 'thread-42',
+    title: 'Ledger migration',
+    run_id: 'run-7',
+  });
+}
+export interface CreateThreadResponse {
+  created: boolean;
+  reason?: 'logging_disabled';
+  thread_id: string;
+}
+
+export class UpdateThreadRequest extends AgentScopedRequest {
+  @IdField() thread_id!: string;
+  @IsOptional() @IsString() @MaxLength(500) title?: string;
+  /** Replaces the thread's metadata as a whole (and with it any `title_refused` mark). */
+  @IsOptional() @IsObject() metadata?: JsonObject;
+  @IsOptional() @IsString() @MaxLength(Limits.maxIdLength) run_id?: string;
+
+  static readonly example: UpdateThreadRequest = Object.assign(new UpdateThreadRequest(), {
+    thread_id: 'thread-42',
+    title: 'Ledger migration, phase 2',
+  });
+}
+
+// ---- conversation.get / list / threads -----------------------------------------------------
+
+export class GetThreadRequest extends AgentScopedRequest {
+  @IdField() thread_id!: string;
+  @IsOptional() @IsBoolean() include_messages?: boolean;
+  @IsOptional() @IsIn(SortOrders) order?: SortOrder;
+  @IsOptional() @IsInt() @Min(1) @Max(Limits.maxPageSize) limit?: number;
+  @IsOptional() @IsString() @MaxLength(1024) cursor?: string;
+
+  static readonly example: GetThreadRequest = Object.assign(new GetThreadRequest(), {
+    thread_id: 'thread-42',
+    include_messages: true,
+    order: 'desc',
+    limit: 20,
+  });
+}
+
+export class ListTurnsRequest extends AgentScopedRequest {
+  @IdField() thread_id!: string;
+  @IsOptional() @IdField() run_id?: string;
+  @IsOptional() @IsIn(SortOrders) order?: SortOrder;
+  @IsOptional() @IsInt() @Min(1) @Max(Limits.maxPageSize) limit?: number;
+  @IsOptional() @IsString() @MaxLength(1024) cursor?: string;
+
+  static readonly example: ListTurnsRequest = Object.assign(new ListTurnsRequest(), {
+    thread_id: 'thread-42',
+    run_id: 'run-7',
+    limit: 50,
+  });
+}
+
+export class ListThreadsRequest extends AgentScopedRequest {
+  @IsOptional() @IsInt() @Min(1) @Max(3650) window_days?: number;
+  @IsOptional() @IsInt() @Min(1) @Max(Limits.maxPageSize) limit?: number;
+  @IsOptional() @IsInt() @Min(0) @Max(Limits.maxThreadsOffset) offset?: number;
+
+  static readonly example: ListThreadsRequest = Object.assign(new ListThreadsRequest(), {
+    window_days: Defaults.threadsWindowDays,
+    limit: 20,
+    offset: 0,
+    agent: '*',
+  });
+}
+
+export interface TurnView {
+  thread_id: string;
+  msg_id: string;
+  agent: string;
+  role: TurnRole;
+  content: string;
+  reasoning: string;
+  user_id: string | null;
+  run_id: string | null;
+  metadata: JsonObject;
+  tokens: number | null;
+  ts: string;
+  is_saved: boolean;
+  saved_at: string | null;
+}
+
+export interface ThreadView {
+  namespace: string;
+  thread_id: string;
+  title: string | null;
+  metadata: JsonObject;
+  run_id: string | null;
+  created_at: string | null;
+  last_activity_at: string | null;
+  turn_count: number;
+}
+
+export interface GetThreadResponse {
+  thread: ThreadView;
+  messages?: TurnView[];
+  next_cursor?: string | null;
+}
+
+export interface ListTurnsResponse {
+  messages: TurnView[];
+  next_cursor: string | null;
+}
+
+export interface ThreadSummaryView {
+  thread_id: string;
+  agents: string[];
+  title: string;
+  excerpt: string;
+  last_role: TurnRole | null;
+  last_activity_at: string;
+  turn_count: number;
+  run_id: string | null;
+  metadata: JsonObject;
+}
+export interface ListThreadsResponse {
+  threads: ThreadSummaryView[];
+}
+
+// ---- conversation.search -------------------------------------------------------------------
+
+export class SearchTurnsRequest extends AgentScopedRequest {
+  @IsString() @MinLength(1) @MaxLength(Limits.maxQueryChars) query!: string;
+  @IsOptional() @IdField() thread_id?: string;
+  @IsOptional() @IdField() run_id?: string;
+  @IsOptional() @IsIn(SearchableRoles, { message: `role must be one of ${SearchableRoles.join(', ')}` })
+  role?: SearchableRole;
+  @IsOptional() @IsInt() @Min(1) @Max(100) limit?: number;
+  /** `all_mine` (default) spans every namespace the token can read; `namespace` only the one named. */
+  @IsOptional() @IsIn(NamespaceScopes) namespace_scope?: NamespaceScope;
+
+  static readonly example: SearchTurnsRequest = Object.assign(new SearchTurnsRequest(), {
+    query: 'which ledger do invoices use',
+    thread_id: 'thread-42',
+    role: 'user',
+    limit: 5,
+  });
+}
+
+export interface SearchHit {
+  namespace: string;
+  thread_id: string;
+  msg_id: string;
+  agent: string;
+  role: TurnRole;
+  run_id: string | null;
+  user_id: string | null;
+  ts: string;
+  /** Cosine similarity in vector mode; null in the substring fallback. */
+  score: number | null;
+  excerpt: string;
+}
+export interface SearchTurnsResponse {
+  hits: SearchHit[];
+  /** `substring` when the embedder was unavailable and the fallback answered. */
+  mode: 'vector' | 'substring';
+}
+
+// ---- conversation.set_logging --------------------------------------------------------------
+
+export class SetLoggingRequest extends NamespacedRequest {
+  @IsBoolean() enabled!: boolean;
+
+  static readonly example: SetLoggingRequest = Object.assign(new SetLoggingRequest(), {
+    namespace: 'acme',
+    enabled: true,
+  });
+}
+export interface SetLoggingResponse {
+  namespace: string;
+  conversation_logging_enabled: boolean;
+}

@@ -1,0 +1,105 @@
+import { formatMicros, formatMillis } from '@loom/clickhouse';
+import { Limits, LoomError, type AppendTurnRequest, type AppendTurnResponse } from '@loom/contracts';
+import { nextVersion, sha256Hex, type LoomMetrics } from '@loom/platform';
+import { readsAsHigh } from '@loom/sensitivity';
+import type { EmbeddingClient } from '../embedding/embedding.client';
+import type { RecordingService } from '../recording/recording.service';
+import type { EmbeddingRow, TranscriptRow } from '../rows';
+import { firstChars } from '../text';
+import type { EmbeddingWriter } from './embedding.writer';
+import type { TranscriptWriter } from './transcript.writer';
+
+/** Only user and assistant turns are embedded (and compaction summaries, written elsewhere). */
+const EMBEDDED_ROLES = new Set(['user', 'assistant']);
+
+/**
+ * conversation.append: the recording switch, idempotency, the sensitivity gate and the
+ * fail-open embed, in that order. The provider call happens before the embedding write and
+ * outside any write batch, so a slow embedder never holds up other writers.
+ */
+export class AppendService {
+  constructor(
+    private readonly recording: RecordingService,
+    private readonly transcripts: TranscriptWriter,
+    private readonly embeddings: EmbeddingWriter,
+    private readonly embedder: EmbeddingClient,
+    private readonly metrics?: LoomMetrics,
+  ) {}
+
+  /** The id a turn without `msg_id` gets: re-sending the same turn to the same thread is a duplicate. */
+  static deriveMsgId(threadId: string, role: string, content: string): string {
+    return 'h_' + sha256Hex(threadId, role, content).slice(0, 32);
+  }
+
+  async append(namespace: string, agent: string, input: AppendTurnRequest): Promise<AppendTurnResponse> {
+    if (Buffer.byteLength(input.content, 'utf8') > Limits.maxContentBytes) {
+      throw new LoomError('payload_too_large', `content is over ${Limits.maxContentBytes} bytes; split the turn or store it elsewhere`, {
+        fields: [{ field: 'content', message: 'over 1 MiB' }],
+      });
+    }
+    const msgId = input.msg_id ?? AppendService.deriveMsgId(input.thread_id, input.role, input.content);
+    const answer = (stored: boolean, reason?: AppendTurnResponse['reason']): AppendTurnResponse => {
+      this.metrics?.appendOutcomes.inc({ outcome: reason ?? 'stored' });
+      return reason ? { stored, reason, thread_id: input.thread_id, msg_id: msgId } : { stored, thread_id: input.thread_id, msg_id: msgId };
+    };
+
+    // Nothing the caller sends can override the owner's choice.
+    if (!(await this.recording.isRecording(namespace))) return answer(false, 'logging_disabled');
+
+    const isHigh = readsAsHigh(input.content);
+    const now = nextVersion();
+    const row: TranscriptRow = {
+      namespace,
+      thread_id: input.thread_id,
+      agent,
+      msg_id: msgId,
+      ts: formatMicros(now),
+      role: input.role,
+      content: input.content,
+      reasoning: input.reasoning ?? '',
+      user_id: input.user_id ?? '',
+      run_id: input.run_id ?? '',
+      metadata: JSON.stringify(input.metadata ?? {}),
+      tokens: input.tokens ?? null,
+      is_high: isHigh,
+      is_summary: false,
+      is_saved: false,
+      saved_at: null,
+      deleted: false,
+      deleted_at: null,
+      created_at: formatMillis(),
+      version: now,
+    };
+    if ((await this.transcripts.write(row)) === 'duplicate') return answer(false, 'duplicate');
+
+    // A high turn is stored as written but never embedded: its text goes nowhere.
+    if (isHigh || !EMBEDDED_ROLES.has(input.role)) return answer(true);
+
+    const text = firstChars(input.content, Limits.embedChars);
+    const embedded = await this.embedder.embed([text]);
+    const embeddingRow: EmbeddingRow = {
+      namespace,
+      thread_id: row.thread_id,
+      msg_id: msgId,
+      agent,
+      role: row.role,
+      run_id: row.run_id,
+      user_id: row.user_id,
+      ts: row.ts,
+      text,
+      model: embedded.ok ? embedded.model : '',
+      embedding: embedded.ok ? embedded.vectors[0]! : [],
+      // Fail-open: the turn is kept, the error stays on its embedding row, and nothing retries it.
+      embed_error: embedded.ok ? '' : `${embedded.reason}: ${embedded.message}`.slice(0, 500),
+      is_summary: false,
+      is_saved: false,
+      saved_at: null,
+      deleted: false,
+      deleted_at: null,
+      created_at: formatMillis(),
+      version: nextVersion(),
+    };
+    const outcome = await this.embeddings.write({ row: embeddingRow, agent });
+    return outcome === 'deleted' ? answer(false, 'deleted') : answer(true);
+  }
+}

@@ -1,0 +1,71 @@
+import type { Storage } from '@loom/clickhouse';
+import { MicroBatcher } from '@loom/platform';
+import { embeddingKey, turnKey, type EmbeddingRow } from '../rows';
+
+/** `written`: the row landed (or a live shared row already covers the turn); `deleted`: the turn went away meanwhile. */
+export type EmbeddingOutcome = 'written' | 'deleted';
+
+export interface PendingEmbedding {
+  row: EmbeddingRow;
+  /** The transcript row the vector belongs to: it must still be live when the vector lands. */
+  agent: string;
+}
+
+/**
+ * Writes embedding rows after the provider call, in shared inserts. Each batch first re-reads
+ * its turns: a turn tombstoned while its embedding ran gets no vector (the append answers
+ * "deleted"), and a turn whose shared row another agent already wrote keeps that row.
+ */
+export class EmbeddingWriter {
+  private readonly batcher: MicroBatcher<PendingEmbedding, EmbeddingOutcome>;
+
+  constructor(
+    private readonly storage: Storage,
+    options: { lingerMs: number; maxRows: number },
+  ) {
+    this.batcher = new MicroBatcher((items) => this.writeBatch(items), { maxItems: options.maxRows, lingerMs: options.lingerMs, maxConcurrent: 2 });
+  }
+
+  write(pending: PendingEmbedding): Promise<EmbeddingOutcome> {
+    return this.batcher.submit(pending);
+  }
+
+  private async writeBatch(items: PendingEmbedding[]): Promise<EmbeddingOutcome[]> {
+    const { tables } = this.storage;
+    const rows = items.map((i) => i.row);
+    const params = {
+      namespaces: [...new Set(rows.map((r) => r.namespace))],
+      threads: [...new Set(rows.map((r) => r.thread_id))],
+      ids: [...new Set(rows.map((r) => r.msg_id))],
+    };
+    // One round trip for both checks: which transcript rows are live, which shared rows exist.
+    const state = await this.storage.query<{ kind: 'turn' | 'shared'; namespace: string; thread_id: string; agent: string; msg_id: string }>(
+      `SELECT 'turn' AS kind, namespace, thread_id, agent, msg_id FROM ${tables.conversations} FINAL
+         WHERE namespace IN {namespaces:Array(String)} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)} AND deleted = 0
+       UNION ALL
+       SELECT 'shared' AS kind, namespace, thread_id, agent, msg_id FROM ${tables.conversationEmbeddings} FINAL
+         WHERE namespace IN {namespaces:Array(String)} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)} AND deleted = 0`,
+      params,
+    );
+    const liveTurns = new Set(state.filter((s) => s.kind === 'turn').map(turnKey));
+    const sharedRows = new Set(state.filter((s) => s.kind === 'shared').map(embeddingKey));
+    const outcomes: EmbeddingOutcome[] = [];
+    const toInsert: EmbeddingRow[] = [];
+    const claimed = new Set<string>();
+    for (const item of items) {
+      const live = liveTurns.has(turnKey({ ...item.row, agent: item.agent }));
+      if (!live) {
+        outcomes.push('deleted');
+        continue;
+      }
+      const key = embeddingKey(item.row);
+      if (!sharedRows.has(key) && !claimed.has(key)) {
+        claimed.add(key);
+        toInsert.push(item.row);
+      }
+      outcomes.push('written');
+    }
+    await this.storage.insert(tables.conversationEmbeddings, toInsert);
+    return outcomes;
+  }
+}

@@ -1,0 +1,53 @@
+import type { Storage } from '@loom/clickhouse';
+import type { LoomMetrics } from '@loom/platform';
+import type { RequestClient } from '@loom/transport';
+import { AppendService } from './append/append.service';
+import { EmbeddingWriter } from './append/embedding.writer';
+import { TranscriptWriter } from './append/transcript.writer';
+import { EmbeddingClient } from './embedding/embedding.client';
+import { ReadService } from './read/read.service';
+import { TurnsRepository } from './read/turns.repository';
+import { RecordingService } from './recording/recording.service';
+import { SearchService } from './search/search.service';
+import { LiveSettingsService } from './settings/live-settings.service';
+import { ThreadMetaRepository } from './threads/thread-meta.repository';
+import { ThreadsService } from './threads/threads.service';
+
+export interface ConversationPlaneOptions {
+  storage: Storage;
+  requests: RequestClient;
+  embedTimeoutMs: number;
+  defaults: { searchExcerptChars: number; searchMinSimilarity: number };
+  batching: { lingerMs: number; maxRows: number };
+  metrics?: LoomMetrics;
+}
+
+/** The conversation plane's services, wired once per process. */
+export interface ConversationPlane {
+  recording: RecordingService;
+  settings: LiveSettingsService;
+  append: AppendService;
+  read: ReadService;
+  threads: ThreadsService;
+  search: SearchService;
+}
+
+export function createConversationPlane(options: ConversationPlaneOptions): ConversationPlane {
+  const { storage, metrics } = options;
+  const recording = new RecordingService(storage);
+  const settings = new LiveSettingsService(storage, {
+    conversation_search_excerpt_chars: options.defaults.searchExcerptChars,
+    conversation_search_min_similarity: options.defaults.searchMinSimilarity,
+  });
+  const embedder = new EmbeddingClient(options.requests, options.embedTimeoutMs, metrics);
+  const turns = new TurnsRepository(storage);
+  const meta = new ThreadMetaRepository(storage);
+  return {
+    recording,
+    settings,
+    append: new AppendService(recording, new TranscriptWriter(storage, options.batching, metrics), new EmbeddingWriter(storage, options.batching), embedder, metrics),
+    read: new ReadService(turns, meta, settings),
+    threads: new ThreadsService(meta, turns, recording),
+    search: new SearchService(storage, embedder, settings),
+  };
+}

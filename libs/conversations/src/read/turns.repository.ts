@@ -1,0 +1,93 @@
+import type { Storage } from '@loom/clickhouse';
+import { ALL_AGENTS, type SortOrder } from '@loom/contracts';
+import type { TurnCursor } from '../cursor';
+import type { TranscriptRow } from '../rows';
+
+export interface ThreadStats {
+  turn_count: number;
+  first_ts: string | null;
+  last_ts: string | null;
+}
+
+export interface ThreadActivityRow {
+  thread_id: string;
+  agents: string[];
+  last_ts: string;
+  turn_count: number;
+  last_role: string;
+  last_text: string;
+}
+
+const TURN_COLUMNS = 'thread_id, msg_id, agent, role, content, reasoning, user_id, run_id, metadata, tokens, ts, is_saved, saved_at';
+
+/** Reads of live transcript rows. Tombstoned rows never leave this class. */
+export class TurnsRepository {
+  constructor(private readonly storage: Storage) {}
+
+  async page(options: {
+    namespace: string;
+    threadId: string;
+    agent: string;
+    runId?: string | undefined;
+    order: SortOrder;
+    limit: number;
+    after?: TurnCursor | undefined;
+  }): Promise<TranscriptRow[]> {
+    const asc = options.order === 'asc';
+    const conditions = ['namespace = {ns:String}', 'thread_id = {thread:String}', 'deleted = 0'];
+    if (options.agent !== ALL_AGENTS) conditions.push('agent = {agent:String}');
+    if (options.runId !== undefined) conditions.push('run_id = {run:String}');
+    if (options.after) conditions.push(`(ts, agent, msg_id) ${asc ? '>' : '<'} ({cts:DateTime64(6, 'UTC')}, {cagent:String}, {cmsg:String})`);
+    const direction = asc ? 'ASC' : 'DESC';
+    return this.storage.query<TranscriptRow>(
+      `SELECT ${TURN_COLUMNS} FROM ${this.storage.tables.conversations} FINAL
+       WHERE ${conditions.join(' AND ')}
+       ORDER BY ts ${direction}, agent ${direction}, msg_id ${direction}
+       LIMIT {limit:UInt32}`,
+      {
+        ns: options.namespace,
+        thread: options.threadId,
+        agent: options.agent,
+        run: options.runId ?? '',
+        cts: options.after?.ts ?? '1970-01-01 00:00:00.000000',
+        cagent: options.after?.agent ?? '',
+        cmsg: options.after?.msg_id ?? '',
+        limit: options.limit,
+      },
+    );
+  }
+
+  async stats(namespace: string, threadId: string, agent: string): Promise<ThreadStats> {
+    const rows = await this.storage.query<{ turn_count: string; first_ts: string | null; last_ts: string | null }>(
+      `SELECT count() AS turn_count, if(count() = 0, NULL, min(ts)) AS first_ts, if(count() = 0, NULL, max(ts)) AS last_ts
+       FROM ${this.storage.tables.conversations} FINAL
+       WHERE namespace = {ns:String} AND thread_id = {thread:String} AND deleted = 0 ${agent === ALL_AGENTS ? '' : 'AND agent = {agent:String}'}`,
+      { ns: namespace, thread: threadId, agent },
+    );
+    const row = rows[0];
+    return { turn_count: Number(row?.turn_count ?? 0), first_ts: row?.first_ts ?? null, last_ts: row?.last_ts ?? null };
+  }
+
+  /** Threads active in the window, newest first, with their last turn's first `textChars` characters. */
+  async recentThreads(options: {
+    namespace: string;
+    agent: string;
+    windowDays: number;
+    limit: number;
+    offset: number;
+    textChars: number;
+  }): Promise<ThreadActivityRow[]> {
+    const rows = await this.storage.query<ThreadActivityRow & { turn_count: string }>(
+      `SELECT thread_id, groupUniqArray(agent) AS agents, max(ts) AS last_ts, count() AS turn_count,
+              argMax(role, (ts, msg_id)) AS last_role, argMax(substringUTF8(content, 1, {chars:UInt32}), (ts, msg_id)) AS last_text
+       FROM ${this.storage.tables.conversations} FINAL
+       WHERE namespace = {ns:String} AND deleted = 0 ${options.agent === ALL_AGENTS ? '' : 'AND agent = {agent:String}'}
+       GROUP BY thread_id
+       HAVING last_ts >= now64(6) - toIntervalDay({days:UInt32})
+       ORDER BY last_ts DESC, thread_id ASC
+       LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+      { ns: options.namespace, agent: options.agent, days: options.windowDays, limit: options.limit, offset: options.offset, chars: options.textChars },
+    );
+    return rows.map((r) => ({ ...r, turn_count: Number(r.turn_count) }));
+  }
+}

@@ -1,0 +1,43 @@
+import { formatMillis, type Storage } from '@loom/clickhouse';
+import { nextVersion } from '@loom/platform';
+
+const CACHE_MS = 1_000;
+
+/**
+ * The namespace's recording switch. Fails closed: no row means not recording. The verdict is
+ * cached for a second because every append asks; a switch in this process updates the cache at
+ * once, other gateway replicas follow within CACHE_MS.
+ */
+export class RecordingService {
+  private readonly cache = new Map<string, { enabled: boolean; until: number }>();
+
+  constructor(private readonly storage: Storage) {}
+
+  async isRecording(namespace: string): Promise<boolean> {
+    const cached = this.cache.get(namespace);
+    const now = Date.now();
+    if (cached && cached.until > now) return cached.enabled;
+    const rows = await this.storage.query<{ enabled: boolean }>(
+      `SELECT conversation_logging_enabled AS enabled FROM ${this.storage.tables.namespaces} FINAL WHERE namespace = {ns:String} LIMIT 1`,
+      { ns: namespace },
+    );
+    const enabled = rows[0]?.enabled === true;
+    this.cache.set(namespace, { enabled, until: now + CACHE_MS });
+    return enabled;
+  }
+
+  async setLogging(namespace: string, enabled: boolean): Promise<void> {
+    await this.storage.insert(this.storage.tables.namespaces, [
+      { namespace, conversation_logging_enabled: enabled, updated_at: formatMillis(), version: nextVersion() },
+    ]);
+    this.cache.set(namespace, { enabled, until: Date.now() + CACHE_MS });
+  }
+
+  /** Every namespace Loom knows of (for fan-out by an every-namespace token). */
+  async knownNamespaces(): Promise<string[]> {
+    const rows = await this.storage.query<{ namespace: string }>(
+      `SELECT DISTINCT namespace FROM ${this.storage.tables.conversations}`,
+    );
+    return rows.map((r) => r.namespace);
+  }
+}

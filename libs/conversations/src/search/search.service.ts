@@ -1,0 +1,126 @@
+import type { Storage } from '@loom/clickhouse';
+import { toIso } from '@loom/clickhouse';
+import { ALL_AGENTS, Defaults, type SearchHit, type SearchTurnsRequest, type SearchTurnsResponse, type TurnRole } from '@loom/contracts';
+import type { EmbeddingClient } from '../embedding/embedding.client';
+import type { LiveSettingsService } from '../settings/live-settings.service';
+
+interface HitRow {
+  namespace: string;
+  thread_id: string;
+  msg_id: string;
+  agent: string;
+  role: TurnRole;
+  run_id: string;
+  user_id: string;
+  ts: string;
+  excerpt: string;
+  score?: number;
+}
+
+/** Which namespaces a search covers: a list, or every namespace (an every-namespace token). */
+export type NamespaceSet = { all: true } | { all: false; namespaces: string[] };
+
+/**
+ * conversation.search: cosine ranking over embedding rows with the live similarity floor; when
+ * the embedder cannot answer, a case-insensitive substring match over the same kinds of turn.
+ * High turns have no embedding row and are excluded from the fallback by their flag.
+ */
+export class SearchService {
+  constructor(
+    private readonly storage: Storage,
+    private readonly embedder: EmbeddingClient,
+    private readonly settings: LiveSettingsService,
+  ) {}
+
+  async search(scope: NamespaceSet, agent: string, input: SearchTurnsRequest): Promise<SearchTurnsResponse> {
+    const [excerptChars, floor] = await Promise.all([
+      this.settings.get('conversation_search_excerpt_chars'),
+      this.settings.get('conversation_search_min_similarity'),
+    ]);
+    const limit = input.limit ?? Defaults.searchLimit;
+    const embedded = await this.embedder.embed([input.query]);
+    if (embedded.ok) {
+      const rows = await this.vectorSearch(scope, agent, input, { vector: embedded.vectors[0]!, model: embedded.model, floor, limit, excerptChars });
+      return { hits: rows.map(toHit), mode: 'vector' };
+    }
+    const rows = await this.substringSearch(scope, agent, input, { limit, excerptChars });
+    return { hits: rows.map(toHit), mode: 'substring' };
+  }
+
+  private filters(scope: NamespaceSet, agent: string, input: SearchTurnsRequest, params: Record<string, unknown>): string[] {
+    const conditions = ['deleted = 0'];
+    if (!scope.all) {
+      conditions.push('namespace IN {namespaces:Array(String)}');
+      params['namespaces'] = scope.namespaces;
+    }
+    if (agent !== ALL_AGENTS) {
+      conditions.push('agent = {agent:String}');
+      params['agent'] = agent;
+    }
+    if (input.thread_id !== undefined) {
+      conditions.push('thread_id = {thread:String}');
+      params['thread'] = input.thread_id;
+    }
+    if (input.run_id !== undefined) {
+      conditions.push('run_id = {run:String}');
+      params['run'] = input.run_id;
+    }
+    if (input.role !== undefined) {
+      conditions.push('role = {role:String}');
+      params['role'] = input.role;
+    }
+    return conditions;
+  }
+
+  private async vectorSearch(
+    scope: NamespaceSet,
+    agent: string,
+    input: SearchTurnsRequest,
+    options: { vector: number[]; model: string; floor: number; limit: number; excerptChars: number },
+  ): Promise<HitRow[]> {
+    const params: Record<string, unknown> = { q: options.vector, model: options.model, floor: options.floor, limit: options.limit, chars: options.excerptChars };
+    const conditions = this.filters(scope, agent, input, params);
+    // Rows whose embed failed have no vector and stay out; vectors of another model are never compared.
+    conditions.push("embed_error = ''", 'model = {model:String}');
+    return this.storage.query<HitRow>(
+      `SELECT namespace, thread_id, msg_id, agent, role, run_id, user_id, ts,
+              substringUTF8(text, 1, {chars:UInt32}) AS excerpt,
+              1 - cosineDistance(embedding, {q:Array(Float32)}) AS score
+       FROM ${this.storage.tables.conversationEmbeddings} FINAL
+       WHERE ${conditions.join(' AND ')}
+       HAVING score >= {floor:Float64}
+       ORDER BY score DESC, ts DESC
+       LIMIT {limit:UInt32}`,
+      params,
+    );
+  }
+
+  private async substringSearch(scope: NamespaceSet, agent: string, input: SearchTurnsRequest, options: { limit: number; excerptChars: number }): Promise<HitRow[]> {
+    const params: Record<string, unknown> = { needle: input.query, limit: options.limit, chars: options.excerptChars };
+    const conditions = this.filters(scope, agent, input, params);
+    conditions.push('is_high = 0', "(role IN ('user', 'assistant') OR is_summary)", 'positionCaseInsensitiveUTF8(content, {needle:String}) > 0');
+    return this.storage.query<HitRow>(
+      `SELECT namespace, thread_id, msg_id, agent, role, run_id, user_id, ts, substringUTF8(content, 1, {chars:UInt32}) AS excerpt
+       FROM ${this.storage.tables.conversations} FINAL
+       WHERE ${conditions.join(' AND ')}
+       ORDER BY ts DESC
+       LIMIT {limit:UInt32}`,
+      params,
+    );
+  }
+}
+
+function toHit(row: HitRow): SearchHit {
+  return {
+    namespace: row.namespace,
+    thread_id: row.thread_id,
+    msg_id: row.msg_id,
+    agent: row.agent,
+    role: row.role,
+    run_id: row.run_id || null,
+    user_id: row.user_id || null,
+    ts: toIso(row.ts)!,
+    score: row.score === undefined ? null : Math.round(Number(row.score) * 1e6) / 1e6,
+    excerpt: row.excerpt,
+  };
+}

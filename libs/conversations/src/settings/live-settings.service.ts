@@ -1,0 +1,54 @@
+import { formatMillis, type Storage } from '@loom/clickhouse';
+import { LoomError, type LiveSettingKey, type SettingsResponse } from '@loom/contracts';
+import { nextVersion } from '@loom/platform';
+
+const CACHE_MS = 1_000;
+
+const RANGES: Record<LiveSettingKey, { min: number; max: number; integer: boolean }> = {
+  // Search hits show text from the embedding row, which keeps at most 2,048 characters.
+  conversation_search_excerpt_chars: { min: 0, max: 2048, integer: true },
+  conversation_search_min_similarity: { min: -1, max: 1, integer: false },
+};
+
+/**
+ * Settings that change without a restart: the environment gives the defaults, `settings.set`
+ * stores an override, and readers see it within a second (at once in the writing process).
+ */
+export class LiveSettingsService {
+  private cached: { values: SettingsResponse; until: number } | undefined;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly defaults: SettingsResponse,
+  ) {}
+
+  async all(): Promise<SettingsResponse> {
+    const now = Date.now();
+    if (this.cached && this.cached.until > now) return this.cached.values;
+    const rows = await this.storage.query<{ key: string; value: string }>(
+      `SELECT key, value FROM ${this.storage.tables.settings} FINAL`,
+    );
+    const values: SettingsResponse = { ...this.defaults };
+    for (const row of rows) {
+      if (row.key in RANGES) values[row.key as LiveSettingKey] = Number(row.value);
+    }
+    this.cached = { values, until: now + CACHE_MS };
+    return values;
+  }
+
+  async get(key: LiveSettingKey): Promise<number> {
+    return (await this.all())[key];
+  }
+
+  async set(key: LiveSettingKey, value: number): Promise<SettingsResponse> {
+    const range = RANGES[key];
+    if (value < range.min || value > range.max || (range.integer && !Number.isInteger(value))) {
+      throw new LoomError('invalid_input', `${key} must be ${range.integer ? 'a whole number' : 'a number'} from ${range.min} to ${range.max}`, {
+        fields: [{ field: 'value', message: `out of range for ${key}` }],
+      });
+    }
+    await this.storage.insert(this.storage.tables.settings, [{ key, value: String(value), updated_at: formatMillis(), version: nextVersion() }]);
+    this.cached = undefined;
+    return this.all();
+  }
+}

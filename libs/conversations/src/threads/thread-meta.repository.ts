@@ -1,0 +1,45 @@
+import { formatMillis, type Storage } from '@loom/clickhouse';
+import { nextVersion } from '@loom/platform';
+
+export interface ThreadMetaRow {
+  namespace: string;
+  thread_id: string;
+  title: string;
+  metadata: string;
+  run_id: string;
+  created_at: string;
+  updated_at: string;
+  deleted: boolean;
+}
+
+/** Thread metadata rows (title, metadata, run_id) written by create and update. */
+export class ThreadMetaRepository {
+  constructor(private readonly storage: Storage) {}
+
+  async find(namespace: string, threadId: string): Promise<ThreadMetaRow | undefined> {
+    const rows = await this.storage.query<ThreadMetaRow>(
+      `SELECT namespace, thread_id, title, metadata, run_id, created_at, updated_at, deleted
+       FROM ${this.storage.tables.conversationThreads} FINAL
+       WHERE namespace = {ns:String} AND thread_id = {thread:String} AND deleted = 0 LIMIT 1`,
+      { ns: namespace, thread: threadId },
+    );
+    return rows[0];
+  }
+
+  async findMany(namespace: string, threadIds: string[]): Promise<Map<string, ThreadMetaRow>> {
+    if (threadIds.length === 0) return new Map();
+    const rows = await this.storage.query<ThreadMetaRow>(
+      `SELECT namespace, thread_id, title, metadata, run_id, created_at, updated_at, deleted
+       FROM ${this.storage.tables.conversationThreads} FINAL
+       WHERE namespace = {ns:String} AND thread_id IN {threads:Array(String)} AND deleted = 0`,
+      { ns: namespace, threads: threadIds },
+    );
+    return new Map(rows.map((r) => [r.thread_id, r]));
+  }
+
+  async write(row: Omit<ThreadMetaRow, 'updated_at' | 'deleted'>): Promise<void> {
+    await this.storage.insert(this.storage.tables.conversationThreads, [
+      { ...row, updated_at: formatMillis(), deleted: false, version: nextVersion() },
+    ]);
+  }
+}

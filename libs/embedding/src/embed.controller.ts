@@ -1,0 +1,55 @@
+import { Controller, Inject, Logger } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  EmbedBatchRequest,
+  Headers as WireHeaders,
+  LoomError,
+  Subjects,
+  validateInput,
+  type EmbedBatchFailure,
+  type EmbedBatchResponse,
+} from '@loom/contracts';
+import { inSpan, withExtractedContext, type LoomMetrics } from '@loom/platform';
+import { headersFromContext } from '@loom/transport';
+import { EmbedBatcher } from './embed.batcher';
+import { EMBED_BATCHER, EMBEDDER_METRICS } from './tokens';
+
+/** Adapter for `loom.embed.batch.v1`: validate, embed, answer. Failures are answered in-band. */
+@Controller()
+export class EmbedController {
+  private readonly logger = new Logger('embedder');
+
+  constructor(
+    @Inject(EMBED_BATCHER) private readonly batcher: EmbedBatcher,
+    @Inject(EMBEDDER_METRICS) private readonly metrics: LoomMetrics,
+  ) {}
+
+  @MessagePattern(Subjects.embedBatch)
+  async embed(@Payload() payload: unknown, @Ctx() ctx: unknown): Promise<EmbedBatchResponse | EmbedBatchFailure> {
+    const headers = headersFromContext(ctx, [WireHeaders.traceparent, WireHeaders.tracestate, WireHeaders.correlationId]);
+    return withExtractedContext(headers, () =>
+      inSpan('embed.batch', { 'messaging.destination': Subjects.embedBatch }, async (span) => {
+        let request: EmbedBatchRequest;
+        try {
+          request = validateInput(EmbedBatchRequest, payload);
+        } catch (error) {
+          const message = error instanceof LoomError ? error.message : 'invalid payload';
+          this.logger.warn(`refused an invalid ${Subjects.embedBatch} payload: ${message}`);
+          return { error: { code: 'invalid_input', message, retryable: false } };
+        }
+        span.setAttribute('loom.texts', request.texts.length);
+        try {
+          const vectors = await this.batcher.embed(request.texts);
+          return { model: this.batcher.model, dims: vectors[0]?.length ?? this.batcher.dims, vectors };
+        } catch (error) {
+          this.metrics.embedFailures.inc({ reason: 'provider' });
+          const retryable = (error as { retryable?: boolean }).retryable ?? true;
+          const message = error instanceof Error ? error.message : 'the embedding provider failed';
+          // Counts and the error's message only: the texts never reach a log line.
+          this.logger.warn(`embedding provider failed for ${request.texts.length} texts: ${message}`);
+          return { error: { code: 'provider_failed', message, retryable } };
+        }
+      }),
+    );
+  }
+}

@@ -1,0 +1,184 @@
+import { resolve } from 'node:path';
+
+export type EmbeddingProviderName = 'hashed' | 'openai' | 'use';
+
+/** Every LOOM_* variable, parsed once at boot. `process.env` is read nowhere else. */
+export interface LoomConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  clickhouse: {
+    /** Unset: the embedded chDB engine under dataDir. */
+    url: string | undefined;
+    username: string | undefined;
+    password: string | undefined;
+    database: string;
+    cluster: string | undefined;
+  };
+  /** Unset: the in-process transport. */
+  natsUrl: string | undefined;
+  embeddings: {
+    provider: EmbeddingProviderName;
+    baseUrl: string | undefined;
+    model: string | undefined;
+    apiKey: string | undefined;
+    dims: number | undefined;
+    timeoutMs: number;
+  };
+  embedder: { maxBatch: number; lingerMs: number; concurrency: number };
+  /** How long a gateway waits for the embedder before failing open. */
+  embedRequestTimeoutMs: number;
+  conversation: { searchMinSimilarity: number; searchExcerptChars: number };
+  bootstrapAdminToken: string | undefined;
+  logLevel: string;
+  traces: 'none' | 'console' | 'memory';
+  append: { batchLingerMs: number; batchMaxRows: number };
+}
+
+/** The variables (name, meaning, default) — the README's table is generated from this list. */
+export const ConfigVariables: ReadonlyArray<{ name: string; default: string; meaning: string }> = [
+  { name: 'LOOM_PORT', default: '7777', meaning: 'HTTP port of the gateway (the API, /healthz, /readyz, /metrics)' },
+  { name: 'LOOM_HOST', default: '127.0.0.1', meaning: 'address the gateway listens on (0.0.0.0 in containers)' },
+  { name: 'LOOM_DATA_DIR', default: './.loom', meaning: 'embedded mode: where chDB keeps its data and where `loom up` writes admin-token' },
+  { name: 'LOOM_CLICKHOUSE_URL', default: '(unset: embedded chDB)', meaning: 'a ClickHouse server over HTTP, e.g. http://clickhouse:8123' },
+  { name: 'LOOM_CLICKHOUSE_USER', default: 'default', meaning: 'ClickHouse user (server mode)' },
+  { name: 'LOOM_CLICKHOUSE_PASSWORD', default: '(empty)', meaning: 'ClickHouse password (server mode; never logged)' },
+  { name: 'LOOM_CLICKHOUSE_DATABASE', default: 'loom', meaning: 'the database holding every Loom table' },
+  { name: 'LOOM_CLICKHOUSE_CLUSTER', default: '(unset)', meaning: 'cluster name: DDL runs ON CLUSTER with Replicated engines' },
+  { name: 'LOOM_NATS_URL', default: '(unset: in-process transport)', meaning: 'NATS server, e.g. nats://127.0.0.1:4222 (split topology)' },
+  { name: 'LOOM_EMBEDDINGS_PROVIDER', default: 'hashed (openai when LOOM_EMBEDDINGS_BASE_URL is set)', meaning: 'hashed | openai | use' },
+  { name: 'LOOM_EMBEDDINGS_BASE_URL', default: '(unset)', meaning: 'an OpenAI-compatible endpoint, e.g. https://api.openai.com/v1' },
+  { name: 'LOOM_EMBEDDINGS_MODEL', default: '(unset)', meaning: 'embedding model name at that endpoint (required with openai)' },
+  { name: 'LOOM_EMBEDDINGS_API_KEY', default: '(unset)', meaning: 'API key of that endpoint (never logged)' },
+  { name: 'LOOM_EMBEDDINGS_DIMS', default: '384 (hashed)', meaning: 'vector size of the hashed provider, or requested dimensions for openai' },
+  { name: 'LOOM_EMBEDDINGS_TIMEOUT_MS', default: '10000', meaning: 'provider call timeout in the embedder' },
+  { name: 'LOOM_EMBED_REQUEST_TIMEOUT_MS', default: '15000', meaning: 'how long an append or search waits for the embedder before failing open' },
+  { name: 'LOOM_EMBEDDER_MAX_BATCH', default: '64', meaning: 'most texts the embedder sends to its provider in one call' },
+  { name: 'LOOM_EMBEDDER_LINGER_MS', default: '2', meaning: 'how long the embedder waits to gather concurrent requests into one batch' },
+  { name: 'LOOM_EMBEDDER_CONCURRENCY', default: '4', meaning: 'provider calls one embedder replica runs at once' },
+  { name: 'LOOM_CONVERSATION_SEARCH_MIN_SIMILARITY', default: '0.30', meaning: 'cosine floor of conversation.search (live: settings.set overrides it)' },
+  { name: 'LOOM_CONVERSATION_SEARCH_EXCERPT_CHARS', default: '240', meaning: 'characters of a turn a search hit shows (live: settings.set overrides it)' },
+  { name: 'LOOM_BOOTSTRAP_ADMIN_TOKEN', default: '(unset)', meaning: 'this value becomes an admin token for every namespace at start (automation)' },
+  { name: 'LOOM_APPEND_BATCH_LINGER_MS', default: '1', meaning: 'how long concurrent appends wait to share one insert' },
+  { name: 'LOOM_APPEND_BATCH_MAX_ROWS', default: '500', meaning: 'most turns in one insert' },
+  { name: 'LOOM_LOG_LEVEL', default: 'info', meaning: 'trace | debug | info | warn | error | silent' },
+  { name: 'LOOM_TRACES', default: 'none', meaning: 'none | console: where OpenTelemetry spans go (spans and propagation run either way)' },
+];
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Parses the environment, failing with the list of every bad variable. Secret values are never
+ * echoed in the messages.
+ */
+export function loadConfig(env: Env = process.env): LoomConfig {
+  const problems: string[] = [];
+  const str = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = str(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const num = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = str(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < min || value > max) {
+      problems.push(`${name} must be a number from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const url = (name: string, secret = false): string | undefined => {
+    const raw = str(name);
+    if (raw === undefined) return undefined;
+    try {
+      new URL(raw);
+      return raw;
+    } catch {
+      problems.push(`${name} must be a URL${secret ? '' : ` (got "${raw}")`}`);
+      return undefined;
+    }
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = str(name);
+    if (raw === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+      return fallback;
+    }
+    return raw as T;
+  };
+
+  const database = str('LOOM_CLICKHOUSE_DATABASE') ?? 'loom';
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(database)) {
+    problems.push(`LOOM_CLICKHOUSE_DATABASE must be a plain identifier (letters, digits, _) (got "${database}")`);
+  }
+  const baseUrl = url('LOOM_EMBEDDINGS_BASE_URL');
+  const provider = oneOf<EmbeddingProviderName>('LOOM_EMBEDDINGS_PROVIDER', ['hashed', 'openai', 'use'], baseUrl ? 'openai' : 'hashed');
+  const model = str('LOOM_EMBEDDINGS_MODEL');
+  if (provider === 'openai' && !baseUrl) problems.push('LOOM_EMBEDDINGS_BASE_URL is required when LOOM_EMBEDDINGS_PROVIDER=openai');
+  if (provider === 'openai' && !model) problems.push('LOOM_EMBEDDINGS_MODEL is required when LOOM_EMBEDDINGS_PROVIDER=openai');
+  const dimsRaw = str('LOOM_EMBEDDINGS_DIMS');
+  const dims = dimsRaw === undefined ? undefined : int('LOOM_EMBEDDINGS_DIMS', 384, 8, 8192);
+  const bootstrap = str('LOOM_BOOTSTRAP_ADMIN_TOKEN');
+  if (bootstrap !== undefined && bootstrap.length < 16) {
+    problems.push('LOOM_BOOTSTRAP_ADMIN_TOKEN must be at least 16 characters (value not shown)');
+  }
+
+  const config: LoomConfig = {
+    host: str('LOOM_HOST') ?? '127.0.0.1',
+    port: int('LOOM_PORT', 7777, 0, 65535),
+    dataDir: resolve(str('LOOM_DATA_DIR') ?? './.loom'),
+    clickhouse: {
+      url: url('LOOM_CLICKHOUSE_URL'),
+      username: str('LOOM_CLICKHOUSE_USER'),
+      password: env['LOOM_CLICKHOUSE_PASSWORD'],
+      database,
+      cluster: str('LOOM_CLICKHOUSE_CLUSTER'),
+    },
+    natsUrl: url('LOOM_NATS_URL'),
+    embeddings: {
+      provider,
+      baseUrl,
+      model,
+      apiKey: str('LOOM_EMBEDDINGS_API_KEY'),
+      dims,
+      timeoutMs: int('LOOM_EMBEDDINGS_TIMEOUT_MS', 10_000, 100, 600_000),
+    },
+    embedder: {
+      maxBatch: int('LOOM_EMBEDDER_MAX_BATCH', 64, 1, 2048),
+      lingerMs: int('LOOM_EMBEDDER_LINGER_MS', 2, 0, 1000),
+      concurrency: int('LOOM_EMBEDDER_CONCURRENCY', 4, 1, 256),
+    },
+    embedRequestTimeoutMs: int('LOOM_EMBED_REQUEST_TIMEOUT_MS', 15_000, 50, 600_000),
+    conversation: {
+      searchMinSimilarity: num('LOOM_CONVERSATION_SEARCH_MIN_SIMILARITY', 0.3, -1, 1),
+      searchExcerptChars: int('LOOM_CONVERSATION_SEARCH_EXCERPT_CHARS', 240, 0, 100_000),
+    },
+    bootstrapAdminToken: bootstrap,
+    logLevel: oneOf('LOOM_LOG_LEVEL', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], 'info'),
+    traces: oneOf('LOOM_TRACES', ['none', 'console', 'memory'], 'none'),
+    append: {
+      batchLingerMs: int('LOOM_APPEND_BATCH_LINGER_MS', 1, 0, 1000),
+      batchMaxRows: int('LOOM_APPEND_BATCH_MAX_ROWS', 500, 1, 100_000),
+    },
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

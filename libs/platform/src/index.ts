@@ -1,0 +1,6 @@
+export * from './config/loom.config';
+export * from './logging/logger';
+export * from './metrics/metrics';
+export * from './tracing/tracing';
+export * from './ids';
+export * from './batching/micro-batcher';

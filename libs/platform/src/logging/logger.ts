@@ -1,0 +1,42 @@
+import type { LoggerService } from '@nestjs/common';
+import pino, { type Logger } from 'pino';
+
+/**
+ * Structured JSON logs (one object a line). Callers log ids, counts and lengths — never the
+ * text of a turn, a vector, a brief or a token.
+ */
+export function createLogger(service: string, level: string, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      // Belt and braces: if a caller slips, these keys never reach the sink.
+      redact: { paths: ['content', 'text', 'texts', 'token', 'authorization', 'apiKey', '*.content', '*.token'], censor: '[redacted]' },
+    },
+    destination,
+  );
+}
+
+/** Nest's logger interface over pino, so framework lines are JSON too. */
+export class PinoNestLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+  log(message: unknown, context?: string): void {
+    this.logger.info({ context }, String(message));
+  }
+  error(message: unknown, trace?: string, context?: string): void {
+    this.logger.error({ context, trace }, String(message));
+  }
+  warn(message: unknown, context?: string): void {
+    this.logger.warn({ context }, String(message));
+  }
+  debug(message: unknown, context?: string): void {
+    this.logger.debug({ context }, String(message));
+  }
+  verbose(message: unknown, context?: string): void {
+    this.logger.trace({ context }, String(message));
+  }
+}
+
+export type { Logger };

@@ -1,0 +1,47 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The Prometheus metrics of one process. One registry per process, served at /metrics. */
+export class LoomMetrics {
+  readonly registry = new Registry();
+  readonly opDuration: Histogram<'op' | 'status'>;
+  readonly embedBatchSize: Histogram<string>;
+  readonly embedFailures: Counter<'reason'>;
+  readonly appendBatchSize: Histogram<string>;
+  readonly appendOutcomes: Counter<'outcome'>;
+
+  constructor(service: string, options: { defaultMetrics?: boolean } = {}) {
+    this.registry.setDefaultLabels({ service });
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    this.opDuration = new Histogram({
+      name: 'loom_op_duration_seconds',
+      help: 'Latency of one API op, by op and HTTP status',
+      labelNames: ['op', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [this.registry],
+    });
+    this.embedBatchSize = new Histogram({
+      name: 'loom_embed_batch_size',
+      help: 'Texts sent to the embedding provider in one call (after micro-batching)',
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+      registers: [this.registry],
+    });
+    this.embedFailures = new Counter({
+      name: 'loom_embed_failures_total',
+      help: 'Embedding calls that failed, by where they failed',
+      labelNames: ['reason'],
+      registers: [this.registry],
+    });
+    this.appendBatchSize = new Histogram({
+      name: 'loom_append_batch_rows',
+      help: 'Turns written by one transcript insert',
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+      registers: [this.registry],
+    });
+    this.appendOutcomes = new Counter({
+      name: 'loom_append_total',
+      help: 'Appends by outcome (stored, duplicate, logging_disabled, deleted)',
+      labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+  }
+}

@@ -1,0 +1,5 @@
+export * from './request-client';
+export * from './in-process.hub';
+export * from './in-process.transport';
+export * from './nats.transport';
+export * from './context-headers';

@@ -1,0 +1,68 @@
+import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
+import { connect, ErrorCode, headers as natsHeaders, JSONCodec, type NatsConnection, type NatsError } from 'nats';
+import { randomUUID } from 'node:crypto';
+import { injectTraceHeaders } from '@loom/platform';
+import { TransportError, type RequestClient } from './request-client';
+
+const codec = JSONCodec<Record<string, unknown>>();
+
+/**
+ * Request/reply over NATS core with nats.js itself (not Nest's ClientNats): `request` fails at
+ * once with "no responders" when no replica listens, which is what lets search fall back to
+ * substring matching immediately instead of waiting out a timeout.
+ */
+export class NatsRequestClient implements RequestClient {
+  private constructor(private readonly nc: NatsConnection) {}
+
+  static async connect(url: string, name: string): Promise<NatsRequestClient> {
+    const nc = await connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+    return new NatsRequestClient(nc);
+  }
+
+  get connection(): NatsConnection {
+    return this.nc;
+  }
+
+  async request<TRes>(subject: string, payload: unknown, options: { timeoutMs: number }): Promise<TRes> {
+    if (this.nc.isClosed()) throw new TransportError('closed', subject, 'the NATS connection is closed');
+    const hdrs = natsHeaders();
+    for (const [key, value] of Object.entries(injectTraceHeaders())) hdrs.set(key, value);
+    const id = randomUUID();
+    let reply;
+    try {
+      reply = await this.nc.request(subject, codec.encode({ pattern: subject, data: payload, id }), {
+        timeout: options.timeoutMs,
+        headers: hdrs,
+      });
+    } catch (error) {
+      const code = (error as NatsError).code;
+      if (code === ErrorCode.NoResponders) throw new TransportError('no_responders', subject, `nothing serves ${subject}`);
+      if (code === ErrorCode.Timeout) throw new TransportError('timeout', subject, `no answer on ${subject} within ${options.timeoutMs} ms`);
+      throw new TransportError('closed', subject, `NATS request failed: ${(error as Error).message}`);
+    }
+    const packet = codec.decode(reply.data) as { response?: unknown; err?: unknown };
+    if (packet.err !== undefined && packet.err !== null) {
+      throw new TransportError('handler_error', subject, typeof packet.err === 'string' ? packet.err : JSON.stringify(packet.err));
+    }
+    return packet.response as TRes;
+  }
+
+  async ping(): Promise<boolean> {
+    if (this.nc.isClosed()) return false;
+    try {
+      await this.nc.flush();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.nc.isClosed()) await this.nc.drain();
+  }
+}
+
+/** Nest's NATS server strategy in the service's queue group, so replicas share requests. */
+export function natsMicroserviceOptions(url: string, queue: string, name: string): MicroserviceOptions {
+  return { transport: Transport.NATS, options: { servers: [url], queue, name } };
+}
