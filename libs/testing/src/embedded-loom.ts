@@ -17,6 +17,7 @@ export interface TestLoom {
   /** Turns recording on for a namespace. */
   record(namespace: string): Promise<void>;
   stopEmbedder(): Promise<void>;
+  startEmbedder(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -57,6 +58,9 @@ export async function startTestLoom(options: { provider?: EmbeddingProvider; env
     stopEmbedder: async () => {
       await embedder?.close();
       embedder = undefined;
+    },
+    startEmbedder: async () => {
+      embedder ??= await startEmbedder(config, options.provider ? { provider: options.provider } : {});
     },
     close: async () => {
       // Drop before closing: closing releases this process's embedded engine.

@@ -1,0 +1,67 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/** A free TCP port on loopback (bound and released; the caller binds it next). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ManagedProcess {
+  name: string;
+  child: ChildProcess;
+  /** The last lines it printed (stdout and stderr), for failure messages. */
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Spawns a process whose output is kept (bounded) so a failing test can show it. */
+export function launch(name: string, command: string, args: string[], env: Record<string, string | undefined>): ManagedProcess {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  const keep = (chunk: Buffer): void => {
+    lines.push(...chunk.toString().split('\n').filter(Boolean));
+    if (lines.length > 200) lines.splice(0, lines.length - 200);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    name,
+    child,
+    output: () => lines.join('\n'),
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Polls `check` until it is true, or fails with what the processes printed. */
+export async function waitFor(what: string, check: () => Promise<boolean>, options: { timeoutMs?: number; processes?: ManagedProcess[] } = {}): Promise<void> {
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  while (Date.now() < deadline) {
+    for (const p of options.processes ?? []) {
+      if (p.child.exitCode !== null) throw new Error(`${p.name} exited (${p.child.exitCode}) while waiting for ${what}:\n${p.output()}`);
+    }
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const logs = (options.processes ?? []).map((p) => `--- ${p.name}\n${p.output()}`).join('\n');
+  throw new Error(`timed out waiting for ${what}\n${logs}`);
+}
+
+export async function httpOk(url: string): Promise<boolean> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+  return response.ok;
+}

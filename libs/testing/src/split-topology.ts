@@ -1,0 +1,110 @@
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { connect } from 'nats';
+import { LoomApi } from './api.client';
+import { freePort, httpOk, launch, waitFor, type ManagedProcess } from './processes';
+
+const ROOT = resolve(__dirname, '..', '..', '..');
+const DIST = join(ROOT, 'dist', 'apps');
+
+export interface SplitTopology {
+  url: string;
+  admin: LoomApi;
+  natsUrl: string;
+  clickhouseUrl: string;
+  processes(): ManagedProcess[];
+  startEmbedders(count: number): Promise<void>;
+  stopEmbedders(): Promise<void>;
+  stopClickHouse(): Promise<void>;
+  startClickHouse(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The production shape as separate processes: a development ClickHouse endpoint over chDB, a
+ * NATS server of its own (or LOOM_TEST_NATS_URL), N embedders in queue group `embedder`, and
+ * the gateway. Runs the built apps from dist/ (`npm run build` first).
+ */
+export async function startSplitTopology(options: { embedders?: number; env?: Record<string, string> } = {}): Promise<SplitTopology> {
+  for (const app of ['cli', 'gateway', 'embedder']) {
+    if (!existsSync(join(DIST, app, 'src', 'main.js'))) throw new Error(`dist/apps/${app} is missing: run \`npm run build\` first`);
+  }
+  const workDir = mkdtempSync(join(tmpdir(), 'loom-split-'));
+  const procs: ManagedProcess[] = [];
+  const embedders: ManagedProcess[] = [];
+  const adminToken = 'split-admin-' + randomBytes(16).toString('hex');
+  const quiet = { LOOM_LOG_LEVEL: process.env['LOOM_LOG_LEVEL'] === 'silent' ? 'warn' : (process.env['LOOM_LOG_LEVEL'] ?? 'warn'), OTEL_TRACES_EXPORTER: 'none' };
+
+  let natsUrl = process.env['LOOM_TEST_NATS_URL'];
+  if (!natsUrl) {
+    const natsPort = await freePort();
+    const nats = launch('nats-server', 'nats-server', ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', join(workDir, 'nats')], {});
+    procs.push(nats);
+    natsUrl = `nats://127.0.0.1:${natsPort}`;
+    const url = natsUrl;
+    await waitFor('nats-server', async () => {
+      const nc = await connect({ servers: url, reconnect: false, timeout: 500 });
+      await nc.close();
+      return true;
+    }, { processes: [nats], timeoutMs: 15_000 });
+  }
+
+  let clickhouseUrl = process.env['LOOM_TEST_CLICKHOUSE_URL'];
+  let clickhouse: ManagedProcess | undefined;
+  const chPort = await freePort();
+  const startClickHouse = async (): Promise<void> => {
+    if (process.env['LOOM_TEST_CLICKHOUSE_URL']) return;
+    clickhouse = launch('dev-clickhouse', process.execPath, [join(DIST, 'cli', 'src', 'main.js'), 'dev', 'clickhouse', '--port', String(chPort), '--data-dir', join(workDir, 'chdb')], quiet);
+    procs.push(clickhouse);
+    clickhouseUrl = `http://127.0.0.1:${chPort}`;
+    await waitFor('the development ClickHouse endpoint', () => httpOk(`${clickhouseUrl}/ping`), { processes: [clickhouse] });
+  };
+  await startClickHouse();
+
+  const database = 'loom_split_' + randomBytes(4).toString('hex');
+  const baseEnv = { ...quiet, LOOM_NATS_URL: natsUrl, LOOM_CLICKHOUSE_URL: clickhouseUrl, LOOM_CLICKHOUSE_DATABASE: database, ...options.env };
+  const startEmbedders = async (count: number): Promise<void> => {
+    const started: ManagedProcess[] = [];
+    for (let i = 0; i < count; i += 1) {
+      // Info level: the one start-up line says when the embedder serves.
+      const embedder = launch(`embedder-${embedders.length + 1}`, process.execPath, [join(DIST, 'embedder', 'src', 'main.js')], { ...baseEnv, LOOM_LOG_LEVEL: 'info' });
+      embedders.push(embedder);
+      procs.push(embedder);
+      started.push(embedder);
+    }
+    await waitFor('embedders to serve', async () => started.every((p) => p.output().includes('embedder serving')), { processes: started });
+  };
+  await startEmbedders(options.embedders ?? 2);
+
+  const port = await freePort();
+  const gateway = launch('gateway', process.execPath, [join(DIST, 'gateway', 'src', 'main.js')], {
+    ...baseEnv,
+    LOOM_PORT: String(port),
+    LOOM_BOOTSTRAP_ADMIN_TOKEN: adminToken,
+  });
+  procs.push(gateway);
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor('the gateway to be ready', () => httpOk(`${url}/readyz`), { processes: [gateway] });
+
+  return {
+    url,
+    admin: new LoomApi(url, adminToken),
+    natsUrl,
+    clickhouseUrl: clickhouseUrl!,
+    processes: () => [...procs],
+    startEmbedders,
+    stopEmbedders: async () => {
+      await Promise.all(embedders.splice(0).map((p) => p.stop()));
+    },
+    stopClickHouse: async () => {
+      await clickhouse?.stop();
+    },
+    startClickHouse,
+    close: async () => {
+      for (const p of [...procs].reverse()) await p.stop();
+      rmSync(workDir, { recursive: true, force: true });
+    },
+  };
+}
