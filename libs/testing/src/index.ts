@@ -6,3 +6,4 @@ export * from './processes';
 export * from './split-topology';
 export * from './api-checks';
 export * from './openai-compatible.server';
+export * from './storage-inspection';

@@ -1,6 +1,7 @@
 import type { Storage } from '@loom/clickhouse';
 import { toIso } from '@loom/clickhouse';
 import { ALL_AGENTS, Defaults, type SearchHit, type SearchTurnsRequest, type SearchTurnsResponse, type TurnRole } from '@loom/contracts';
+import { readsAsHigh } from '@loom/sensitivity';
 import type { EmbeddingClient } from '../embedding/embedding.client';
 import type { LiveSettingsService } from '../settings/live-settings.service';
 
@@ -38,8 +39,10 @@ export class SearchService {
       this.settings.get('conversation_search_min_similarity'),
     ]);
     const limit = input.limit ?? Defaults.searchLimit;
-    const embedded = await this.embedder.embed([input.query]);
-    if (embedded.ok) {
+    // A query holding a secret is never sent to the embedder; the substring match answers it
+    // (and it never returns high turns, so the secret is not echoed back either).
+    const embedded = readsAsHigh(input.query) ? undefined : await this.embedder.embed([input.query]);
+    if (embedded?.ok) {
       const rows = await this.vectorSearch(scope, agent, input, { vector: embedded.vectors[0]!, model: embedded.model, floor, limit, excerptChars });
       return { hits: rows.map(toHit), mode: 'vector' };
     }

@@ -1,0 +1,33 @@
+import type { Storage } from '@loom/clickhouse';
+import { formatMillis } from '@loom/clickhouse';
+import { nextVersion } from '@loom/platform';
+
+/**
+ * Tombstones one turn and its embedding row as a delete or compaction would (those ops come
+ * later); tests use it to check that reads hide tombstoned turns and that a late vector is dropped.
+ */
+export async function tombstoneTurn(storage: Storage, key: { namespace: string; thread_id: string; msg_id: string; agent?: string }): Promise<void> {
+  const { tables } = storage;
+  const params = { ns: key.namespace, thread: key.thread_id, msg: key.msg_id, agent: key.agent ?? 'default' };
+  const turns = await storage.query<Record<string, unknown>>(
+    `SELECT * EXCEPT (version, deleted, deleted_at) FROM ${tables.conversations} FINAL
+     WHERE namespace = {ns:String} AND thread_id = {thread:String} AND msg_id = {msg:String} AND agent = {agent:String}`,
+    params,
+  );
+  const embeddings = await storage.query<Record<string, unknown>>(
+    `SELECT * EXCEPT (version, deleted, deleted_at) FROM ${tables.conversationEmbeddings} FINAL
+     WHERE namespace = {ns:String} AND thread_id = {thread:String} AND msg_id = {msg:String}`,
+    params,
+  );
+  const tomb = () => ({ deleted: true, deleted_at: formatMillis(), version: nextVersion() });
+  await storage.insert(tables.conversations, turns.map((row) => ({ ...row, ...tomb() })));
+  await storage.insert(tables.conversationEmbeddings, embeddings.map((row) => ({ ...row, ...tomb() })));
+}
+
+export async function embeddingRows(storage: Storage, namespace: string): Promise<Array<{ thread_id: string; msg_id: string; text: string; embed_error: string; model: string; dims: number; role: string }>> {
+  return storage.query(
+    `SELECT thread_id, msg_id, text, embed_error, model, length(embedding) AS dims, role FROM ${storage.tables.conversationEmbeddings} FINAL
+     WHERE namespace = {ns:String} ORDER BY ts`,
+    { ns: namespace },
+  );
+}
