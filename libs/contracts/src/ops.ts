@@ -14,7 +14,8 @@ import { GetSettingsRequest, SetSettingRequest } from './settings/settings.dto';
 
 /**
  * The public ops: `POST /v1/ops/<name>`. Each names its request class (validated with
- * class-validator) and the least role that may call it.
+ * class-validator) and the least role that may call it. Tokens bounded to one user or session
+ * are refused by every op here: they serve only the saved-message ops (added with those).
  */
 export const Ops = {
   'conversation.set_logging': { role: 'admin', request: SetLoggingRequest },

@@ -1,6 +1,6 @@
 import { startEmbedder, startGateway, type RunningEmbedder, type RunningGateway } from '@loom/api';
 import type { Role } from '@loom/contracts';
-import { loadConfig } from '@loom/platform';
+import { loadConfig, type Logger } from '@loom/platform';
 import type { EmbeddingProvider } from '@loom/providers';
 import { randomBytes } from 'node:crypto';
 import { LoomApi } from './api.client';
@@ -26,7 +26,9 @@ export interface TestLoom {
  * the in-process transport, a real embedder (the given provider, or the configured one) and
  * the HTTP gateway on a free port.
  */
-export async function startTestLoom(options: { provider?: EmbeddingProvider; env?: Record<string, string>; withEmbedder?: boolean } = {}): Promise<TestLoom> {
+export async function startTestLoom(
+  options: { provider?: EmbeddingProvider; env?: Record<string, string>; withEmbedder?: boolean; logger?: Logger } = {},
+): Promise<TestLoom> {
   const adminToken = 'test-admin-' + randomBytes(16).toString('hex');
   const config = loadConfig({
     LOOM_PORT: '0',
@@ -37,9 +39,9 @@ export async function startTestLoom(options: { provider?: EmbeddingProvider; env
     LOOM_EMBED_REQUEST_TIMEOUT_MS: '5000',
     ...options.env,
   });
-  let embedder: RunningEmbedder | undefined =
-    options.withEmbedder === false ? undefined : await startEmbedder(config, options.provider ? { provider: options.provider } : {});
-  const gateway = await startGateway(config);
+  const embedderOptions = { ...(options.provider ? { provider: options.provider } : {}), ...(options.logger ? { logger: options.logger } : {}) };
+  let embedder: RunningEmbedder | undefined = options.withEmbedder === false ? undefined : await startEmbedder(config, embedderOptions);
+  const gateway = await startGateway(config, options.logger ? { logger: options.logger } : {});
   const admin = new LoomApi(gateway.url, adminToken);
   return {
     url: gateway.url,
@@ -60,7 +62,7 @@ export async function startTestLoom(options: { provider?: EmbeddingProvider; env
       embedder = undefined;
     },
     startEmbedder: async () => {
-      embedder ??= await startEmbedder(config, options.provider ? { provider: options.provider } : {});
+      embedder ??= await startEmbedder(config, embedderOptions);
     },
     close: async () => {
       // Drop before closing: closing releases this process's embedded engine.

@@ -1,4 +1,4 @@
-import { coversAllNamespaces, requireNamespaceWideToken, type AuthService } from '@loom/auth';
+import { coversAllNamespaces, type AuthService } from '@loom/auth';
 import { ALL_AGENTS, Defaults, LoomError, type OpName } from '@loom/contracts';
 import type { ConversationPlane, NamespaceSet } from '@loom/conversations';
 import type { OpContext } from './op-context';
@@ -32,35 +32,26 @@ function writingAgent(ctx: OpContext, op: string): string {
   return ctx.agent;
 }
 
-/**
- * Adapters from ops to services: take the validated input, call one service method, return.
- * Conversation ops refuse user- or session-bounded tokens (those serve the saved-message ops).
- */
+/** Adapters from ops to services: take the validated input, call one service method, return. */
 export function createOpHandlers(plane: ConversationPlane, auth: AuthService): OpHandlers {
-  const conversational = <I>(op: string, fn: Handler<I>): Handler<I> => (ctx, input) => {
-    requireNamespaceWideToken(ctx.principal, op);
-    return fn(ctx, input);
-  };
   return {
-    'conversation.set_logging': conversational('conversation.set_logging', async (ctx, input) => {
+    'conversation.set_logging': async (ctx, input) => {
       await plane.recording.setLogging(ctx.namespace, input.enabled);
       return { namespace: ctx.namespace, conversation_logging_enabled: input.enabled };
-    }),
-    'conversation.append': conversational('conversation.append', (ctx, input) =>
-      plane.append.append(ctx.namespace, writingAgent(ctx, 'conversation.append'), input),
-    ),
-    'conversation.create': conversational('conversation.create', (ctx, input) => plane.threads.create(ctx.namespace, input)),
-    'conversation.update': conversational('conversation.update', (ctx, input) => plane.threads.update(ctx.namespace, input)),
-    'conversation.get': conversational('conversation.get', (ctx, input) => plane.read.get(ctx.namespace, ctx.agent, input)),
-    'conversation.list': conversational('conversation.list', (ctx, input) => plane.read.list(ctx.namespace, ctx.agent, input)),
-    'conversation.threads': conversational('conversation.threads', (ctx, input) => plane.read.recentThreads(ctx.namespace, ctx.agent, input)),
-    'conversation.search': conversational('conversation.search', (ctx, input) => {
+    },
+    'conversation.append': (ctx, input) => plane.append.append(ctx.namespace, writingAgent(ctx, 'conversation.append'), input),
+    'conversation.create': (ctx, input) => plane.threads.create(ctx.namespace, input),
+    'conversation.update': (ctx, input) => plane.threads.update(ctx.namespace, input),
+    'conversation.get': (ctx, input) => plane.read.get(ctx.namespace, ctx.agent, input),
+    'conversation.list': (ctx, input) => plane.read.list(ctx.namespace, ctx.agent, input),
+    'conversation.threads': (ctx, input) => plane.read.recentThreads(ctx.namespace, ctx.agent, input),
+    'conversation.search': (ctx, input) => {
       let scope: NamespaceSet;
       if ((input.namespace_scope ?? 'all_mine') === 'namespace') scope = { all: false, namespaces: [ctx.namespace] };
       else if (coversAllNamespaces(ctx.principal)) scope = { all: true };
       else scope = { all: false, namespaces: ctx.principal.namespaces };
       return plane.search.search(scope, ctx.agent, input);
-    }),
+    },
     'token.create': async (ctx, input) => {
       const issued = await auth.createToken(ctx.principal, {
         namespace: ctx.namespace,
