@@ -7,3 +7,4 @@ export * from './split-topology';
 export * from './api-checks';
 export * from './openai-compatible.server';
 export * from './storage-inspection';
+export * from './nats-server';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { connect } from 'nats';
+import { startTestNats } from './nats-server';
 import { LoomApi } from './api.client';
 import { freePort, httpOk, launch, waitFor, type ManagedProcess } from './processes';
 
@@ -37,19 +37,8 @@ export async function startSplitTopology(options: { embedders?: number; env?: Re
   const adminToken = 'split-admin-' + randomBytes(16).toString('hex');
   const quiet = { LOOM_LOG_LEVEL: process.env['LOOM_LOG_LEVEL'] === 'silent' ? 'warn' : (process.env['LOOM_LOG_LEVEL'] ?? 'warn'), OTEL_TRACES_EXPORTER: 'none' };
 
-  let natsUrl = process.env['LOOM_TEST_NATS_URL'];
-  if (!natsUrl) {
-    const natsPort = await freePort();
-    const nats = launch('nats-server', 'nats-server', ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', join(workDir, 'nats')], {});
-    procs.push(nats);
-    natsUrl = `nats://127.0.0.1:${natsPort}`;
-    const url = natsUrl;
-    await waitFor('nats-server', async () => {
-      const nc = await connect({ servers: url, reconnect: false, timeout: 500 });
-      await nc.close();
-      return true;
-    }, { processes: [nats], timeoutMs: 15_000 });
-  }
+  const nats = await startTestNats();
+  const natsUrl = nats.url;
 
   let clickhouseUrl = process.env['LOOM_TEST_CLICKHOUSE_URL'];
   let clickhouse: ManagedProcess | undefined;
@@ -104,6 +93,7 @@ export async function startSplitTopology(options: { embedders?: number; env?: Re
     startClickHouse,
     close: async () => {
       for (const p of [...procs].reverse()) await p.stop();
+      await nats.close();
       rmSync(workDir, { recursive: true, force: true });
     },
   };
