@@ -14,6 +14,7 @@ export interface SplitTopology {
   admin: LoomApi;
   natsUrl: string;
   clickhouseUrl: string;
+  database: string;
   processes(): ManagedProcess[];
   startEmbedders(count: number): Promise<void>;
   stopEmbedders(): Promise<void>;
@@ -82,6 +83,7 @@ export async function startSplitTopology(options: { embedders?: number; env?: Re
     admin: new LoomApi(url, adminToken),
     natsUrl,
     clickhouseUrl: clickhouseUrl!,
+    database,
     processes: () => [...procs],
     startEmbedders,
     stopEmbedders: async () => {

@@ -22,8 +22,9 @@ export function createLogger(service: string, level: string, destination?: pino.
 /** Nest's logger interface over pino, so framework lines are JSON too. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
+  // Nest's own start-up chatter (module wiring, route mapping) is debug detail, not news.
   log(message: unknown, context?: string): void {
-    this.logger.info({ context }, String(message));
+    this.logger.debug({ context }, String(message));
   }
   error(message: unknown, trace?: string, context?: string): void {
     this.logger.error({ context, trace }, String(message));

@@ -1,0 +1,73 @@
+import { Storage } from '@loom/clickhouse';
+import { countRows, describeApiChecks, startSplitTopology, uniqueNamespace, type SplitTopology } from '../libs/testing/src';
+
+/**
+ * The production shape as separate processes — a development ClickHouse endpoint over chDB,
+ * a NATS server, two embedder replicas in queue group `embedder`, the gateway — running the
+ * same API checks as the embedded topology.
+ */
+describe('split topology (separate processes on NATS)', () => {
+  let topology: SplitTopology;
+  let storage: Storage;
+  beforeAll(async () => {
+    topology = await startSplitTopology({ embedders: 2 });
+    storage = Storage.open({ url: topology.clickhouseUrl, database: topology.database, dataDir: '/nonexistent' });
+  }, 120_000);
+  afterAll(async () => {
+    await storage?.close();
+    await topology?.close();
+  });
+
+  describeApiChecks('split', () => ({
+    admin: topology.admin,
+    storage,
+    as: async (ns, role) => topology.admin.withToken((await topology.admin.ok('token.create', { namespace: ns, role })).token),
+    stopEmbedder: () => topology.stopEmbedders(),
+    startEmbedder: () => topology.startEmbedders(2),
+  }));
+
+  it('with one embedder replica gone, the other still serves every append', async () => {
+    const ns = uniqueNamespace();
+    await topology.admin.ok('conversation.set_logging', { namespace: ns, enabled: true });
+    await topology.stopEmbedders();
+    await topology.startEmbedders(1);
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => topology.admin.ok('conversation.append', { namespace: ns, thread_id: 't', role: 'user', content: `replica test ${i}` })),
+      );
+      expect(results.every((r) => r.stored)).toBe(true);
+      const failed = await storage.query<{ n: string }>(
+        `SELECT count() AS n FROM ${storage.tables.conversationEmbeddings} FINAL WHERE namespace = {ns:String} AND embed_error != ''`,
+        { ns },
+      );
+      expect(Number(failed[0]!.n)).toBe(0);
+    } finally {
+      await topology.stopEmbedders();
+      await topology.startEmbedders(2);
+    }
+  });
+
+  it('storage down: appends answer 503 "unavailable" (retry is safe), /readyz says not ready, and nothing is half-written', async () => {
+    const ns = uniqueNamespace();
+    await topology.admin.ok('conversation.set_logging', { namespace: ns, enabled: true });
+    await topology.admin.ok('conversation.append', { namespace: ns, thread_id: 't', role: 'user', content: 'before the outage', msg_id: 'before' });
+    await topology.stopClickHouse();
+    try {
+      const down = await topology.admin.call('conversation.append', { namespace: ns, thread_id: 't', role: 'user', content: 'during the outage', msg_id: 'during' });
+      expect(down.status).toBe(503);
+      expect(down.body.error.code).toBe('unavailable');
+      const ready = await topology.admin.get('/readyz');
+      expect(ready.status).toBe(503);
+      expect(JSON.parse(ready.text).checks.storage).toBe(false);
+    } finally {
+      await topology.startClickHouse();
+    }
+    // The client retries the refused append: it lands once, whole, with its vector.
+    const retried = await topology.admin.ok('conversation.append', { namespace: ns, thread_id: 't', role: 'user', content: 'during the outage', msg_id: 'during' });
+    expect(retried).toMatchObject({ stored: true, msg_id: 'during' });
+    expect(await countRows(storage, 'conversations', { namespace: ns }, false)).toBe(2);
+    expect(await countRows(storage, 'conversationEmbeddings', { namespace: ns }, false)).toBe(2);
+    const listed = await topology.admin.ok('conversation.list', { namespace: ns, thread_id: 't' });
+    expect(listed.messages.map((m: { msg_id: string }) => m.msg_id)).toEqual(['before', 'during']);
+  });
+});
