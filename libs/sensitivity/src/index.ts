@@ -1,0 +1,2 @@
+export type { HighShape, HighShapeKind } from './types';
+export { findHighShapes, readsAsHigh, readsAsHighWithin } from './detector';

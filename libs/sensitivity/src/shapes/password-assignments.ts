@@ -1,0 +1,437 @@
+import type { ShapeSink } from '../types';
+import { skipBlanks } from './text';
+
+/**
+ * A secret-named key given a literal value: `password=...`, `"api_key": "..."`, `DB_PASSWORD: ...`,
+ * `--password ...`. The span covers the value only: it is what a redactor masks, and the key
+ * name on its own is not sensitive.
+ *
+ * Coding sessions are full of code and prose that name passwords without holding one
+ * (`password: string`, `password=password`, "reset your password: click here"), so most of this
+ * file is about the values that are *not* literals. The scan is a cheap keyword search followed by
+ * index-based parsing around each hit; there is no regex that could backtrack over the input.
+ */
+
+/** Finds candidate keys; `isSecretKeyName` has the final say on the whole identifier. */
+const KEY_CANDIDATE = /pass(?:word|wd|phrase)|pwd|secret|api[_-]?key|(?:access|auth|refresh|session)[_-]?token/gi;
+
+/** A key name ends with one of these as its last word (so `PGPASSWORD` and `clientsecret` count)... */
+const SECRET_WORD_SUFFIXES = [
+  'password',
+  'passwd',
+  'passphrase',
+  'pwd',
+  'secret',
+  'apikey',
+  'secretkey',
+  'accesstoken',
+  'authtoken',
+  'refreshtoken',
+  'sessiontoken',
+];
+/** ...or with one of these word sequences (`api_key`, `x-api-key`, `accessToken`, `SECRET_KEY`). */
+const SECRET_WORD_SEQUENCES: readonly (readonly string[])[] = [
+  ['api', 'key'],
+  ['secret', 'key'],
+  ['secret', 'access', 'key'],
+  ['access', 'token'],
+  ['auth', 'token'],
+  ['refresh', 'token'],
+  ['session', 'token'],
+];
+
+const MAX_KEY_LENGTH = 64;
+const MAX_QUOTED_VALUE_LENGTH = 512;
+
+/** How the value was introduced decides how much context it must have to count as a literal. */
+type ValueContext =
+  /** `key=value`, `key:value`: config, env, query strings, kwargs. */
+  | 'tight'
+  /** `key: value`, `key = value` opening a line: YAML, ini, but also code. */
+  | 'spaced'
+  /** `--key value` on a command line. */
+  | 'cli';
+
+interface Span {
+  start: number;
+  end: number;
+}
+
+export function scanPasswordAssignments(text: string, sink: ShapeSink): boolean {
+  const candidates = new RegExp(KEY_CANDIDATE);
+  const verdicts = verdictsForOneScan();
+  for (let hit = candidates.exec(text); hit !== null; hit = candidates.exec(text)) {
+    const key = keyAround(text, hit.index, hit.index + hit[0].length);
+    // Each identifier is examined once, however many keywords it holds.
+    candidates.lastIndex = key.end;
+    if (key.start === undefined) continue;
+    // Structure first: it is cheap and rules out most hits (prose mentions of "password").
+    const assignment = assignmentAfter(text, key.start, key.end);
+    if (assignment === null || !verdicts.isSecretKey(text.slice(key.start, key.end))) continue;
+    const value = valueOf(text, assignment, verdicts);
+    if (value === null) continue;
+    if (!sink({ kind: 'password_assignment', start: value.start, end: value.end })) return false;
+    candidates.lastIndex = Math.max(candidates.lastIndex, value.end);
+  }
+  return true;
+}
+
+/**
+ * The string-only judgements, memoised for the length of one scan. Texts repeat the same few key
+ * names and, in generated or hostile input, the same values; each distinct string is judged once.
+ */
+interface Verdicts {
+  isSecretKey(name: string): boolean;
+  isQuotedLiteral(content: string): boolean;
+  isUnquotedLiteral(value: string): boolean;
+}
+
+function verdictsForOneScan(): Verdicts {
+  return {
+    isSecretKey: memoized(isSecretKeyName),
+    isQuotedLiteral: memoized((content) => !isNonSecretLiteral(content)),
+    isUnquotedLiteral: memoized(isUnquotedLiteral),
+  };
+}
+
+function memoized(decide: (subject: string) => boolean): (subject: string) => boolean {
+  const verdicts = new Map<string, boolean>();
+  return (subject) => {
+    let verdict = verdicts.get(subject);
+    if (verdict === undefined) {
+      verdict = decide(subject);
+      verdicts.set(subject, verdict);
+    }
+    return verdict;
+  };
+}
+
+/** The identifier around a keyword hit; `start` is undefined when it is too long to be a key. */
+function keyAround(text: string, hitStart: number, hitEnd: number): { start: number | undefined; end: number } {
+  let start = hitStart;
+  while (start > 0 && hitEnd - start <= MAX_KEY_LENGTH && isKeyChar(text.charAt(start - 1))) start--;
+  let end = hitEnd;
+  while (end < text.length && isKeyChar(text.charAt(end))) end++;
+  const fits = end - start <= MAX_KEY_LENGTH && (start === 0 || !isKeyChar(text.charAt(start - 1)));
+  return { start: fits ? start : undefined, end };
+}
+
+function isSecretKeyName(name: string): boolean {
+  const words = lastWordsOf(name, 3);
+  const last = words[words.length - 1];
+  if (last === undefined) return false;
+  if (SECRET_WORD_SUFFIXES.some((suffix) => last.endsWith(suffix))) return true;
+  return SECRET_WORD_SEQUENCES.some((sequence) => endsWithWords(words, sequence));
+}
+
+/**
+ * The last `count` lower-cased words of a snake_case, kebab-case, dotted or camelCase name
+ * (`clientSecret` → client, secret; `APIKey` → api, key). Walks backwards by index because this
+ * runs on every keyword hit and regex splitting dominated the scan time.
+ */
+function lastWordsOf(name: string, count: number): string[] {
+  const words: string[] = [];
+  let end = name.length;
+  for (let i = name.length - 1; i >= 0 && words.length < count; i--) {
+    if (!isAlnum(name.charAt(i))) {
+      if (end > i + 1) words.unshift(name.slice(i + 1, end).toLowerCase());
+      end = i;
+    } else if (startsCamelWord(name, i)) {
+      words.unshift(name.slice(i, end).toLowerCase());
+      end = i;
+    }
+  }
+  if (end > 0 && words.length < count && isAlnum(name.charAt(0))) words.unshift(name.slice(0, end).toLowerCase());
+  return words;
+}
+
+/** An upper-case letter after a lower-case one or a digit (dbPassword), or the last capital of an acronym (APIKey). */
+function startsCamelWord(name: string, i: number): boolean {
+  if (i === 0 || !isUpper(name.charAt(i))) return false;
+  const before = name.charAt(i - 1);
+  if (isLower(before) || isDigitChar(before)) return true;
+  return isUpper(before) && isLower(name.charAt(i + 1));
+}
+
+function isUpper(ch: string): boolean {
+  return ch >= 'A' && ch <= 'Z';
+}
+
+function isLower(ch: string): boolean {
+  return ch >= 'a' && ch <= 'z';
+}
+
+function isDigitChar(ch: string): boolean {
+  return ch >= '0' && ch <= '9';
+}
+
+function isAlnum(ch: string): boolean {
+  return isUpper(ch) || isLower(ch) || isDigitChar(ch);
+}
+
+function isKeyChar(ch: string): boolean {
+  return isAlnum(ch) || ch === '_' || ch === '.' || ch === '-';
+}
+
+function endsWithWords(words: readonly string[], sequence: readonly string[]): boolean {
+  const offset = words.length - sequence.length;
+  return offset >= 0 && sequence.every((word, i) => words[offset + i] === word);
+}
+
+/** Where the value of a `key = value`-like construct starts, and how it was introduced. */
+interface Assignment {
+  valueStart: number;
+  context: ValueContext;
+}
+
+function assignmentAfter(text: string, keyStart: number, keyEnd: number): Assignment | null {
+  const afterKey = skipKeyClosingQuote(text, keyEnd);
+  const separatorStart = skipBlanks(text, afterKey);
+  const separatorEnd = separatorEndAt(text, separatorStart);
+  if (separatorEnd === null) {
+    const isFlag = text[keyStart] === '-' && separatorStart > afterKey;
+    return isFlag ? { valueStart: separatorStart, context: 'cli' } : null;
+  }
+  const valueStart = skipBlanks(text, skipMarkdownEmphasis(text, skipBlanks(text, separatorEnd)));
+  const spaced = separatorStart > afterKey || valueStart > separatorEnd;
+  if (!spaced) return { valueStart, context: 'tight' };
+  // Unquoted `key: value` is YAML only when the key opens the line; mid-sentence it is prose
+  // ("to change your password: Settings"). A quoted value is a literal wherever it stands.
+  if (openingQuoteAt(text, valueStart) === null && !startsLine(text, keyStart)) return null;
+  return { valueStart, context: 'spaced' };
+}
+
+/** `"password": ...` and JSON-escaped `\"password\": ...` */
+function skipKeyClosingQuote(text: string, i: number): number {
+  if (text[i] === '\\' && isQuote(text[i + 1])) return i + 2;
+  return isQuote(text[i]) ? i + 1 : i;
+}
+
+/** `=`, `:`, `:=` (Go) and `=>` (PHP, Ruby); comparisons such as `==` and `::` are not assignments. */
+function separatorEndAt(text: string, i: number): number | null {
+  const ch = text[i];
+  const next = text[i + 1];
+  if (ch === '=') {
+    if (next === '>') return i + 2;
+    return next === '=' || next === '~' ? null : i + 1;
+  }
+  if (ch === ':') {
+    if (next === '=') return i + 2;
+    return next === ':' ? null : i + 1;
+  }
+  return null;
+}
+
+/** `**Password:** hunter2` in Markdown. */
+function skipMarkdownEmphasis(text: string, i: number): number {
+  const pair = text.slice(i, i + 2);
+  return pair === '**' || pair === '__' ? i + 2 : i;
+}
+
+/** True when only indentation, list bullets or structural characters precede the key on its line. */
+function startsLine(text: string, keyStart: number): boolean {
+  for (let i = keyStart - 1, seen = 0; seen < 32; i--, seen++) {
+    if (i < 0 || text[i] === '\n' || text[i] === '\r') return true;
+    if (text[i] === 'n' && text[i - 1] === '\\') return true; // a JSON-escaped line break
+    if (!/[ \t\-*{,"'`]/.test(text.charAt(i))) return false;
+  }
+  return false;
+}
+
+function valueOf(text: string, { valueStart, context }: Assignment, verdicts: Verdicts): Span | null {
+  const quote = openingQuoteAt(text, valueStart);
+  if (quote !== null) return quotedValue(text, valueStart, quote, verdicts);
+  return unquotedValue(text, valueStart, context, verdicts);
+}
+
+function isQuote(ch: string | undefined): boolean {
+  return ch === '"' || ch === "'" || ch === '`';
+}
+
+function openingQuoteAt(text: string, i: number): string | null {
+  if (text[i] === '\\' && isQuote(text[i + 1])) return text.slice(i, i + 2);
+  return isQuote(text[i]) ? text.charAt(i) : null;
+}
+
+function quotedValue(text: string, openAt: number, quote: string, verdicts: Verdicts): Span | null {
+  const start = openAt + quote.length;
+  const limit = Math.min(text.length, start + MAX_QUOTED_VALUE_LENGTH);
+  for (let i = start; i < limit; i++) {
+    if (text[i] === '\n') return null;
+    if (text.startsWith(quote, i)) return verdicts.isQuotedLiteral(text.slice(start, i)) ? { start, end: i } : null;
+  }
+  return null;
+}
+
+/** Unquoted values stop at whitespace, at structure, and at a backslash (JSON-escaped "\n"). */
+function endsUnquotedValue(ch: string): boolean {
+  return ch <= ' ' || ',;&)}]"\'`\\'.includes(ch) || (ch > '~' && /\s/.test(ch));
+}
+
+function unquotedValue(text: string, start: number, context: ValueContext, verdicts: Verdicts): Span | null {
+  let runEnd = start;
+  while (runEnd < text.length && !endsUnquotedValue(text.charAt(runEnd))) runEnd++;
+  const prefixedQuote = openingQuoteAt(text, runEnd);
+  if (prefixedQuote !== null && /^[fbruFBRU]{1,2}$/.test(text.slice(start, runEnd))) {
+    return quotedValue(text, runEnd, prefixedQuote, verdicts); // Python f"..", b"..", r".."
+  }
+  // "Password: Required." is judged without its full stop, but the span keeps it: over-masking a
+  // trailing "!" is harmless, leaving the last character of a password visible is not.
+  const value = withoutSentencePunctuation(text.slice(start, runEnd));
+  if (value.length === 0) return null;
+  if (!fitsContext(text, value, runEnd, context)) return null;
+  if (!verdicts.isUnquotedLiteral(value)) return null;
+  return { start, end: runEnd };
+}
+
+function withoutSentencePunctuation(value: string): string {
+  let end = value.length;
+  while (end > 0 && '.!?:'.includes(value.charAt(end - 1))) end--;
+  return value.slice(0, end);
+}
+
+function fitsContext(text: string, value: string, runEnd: number, context: ValueContext): boolean {
+  switch (context) {
+    case 'tight':
+      // `connect(user=user, password=pw)`: literal passwords in keyword arguments are quoted.
+      return !(/^[A-Za-z_]\w*$/.test(value) && (text[runEnd] === ',' || text[runEnd] === ')'));
+    case 'spaced':
+      return lineEndsAt(text, runEnd);
+    case 'cli':
+      return !value.startsWith('-') && !PROSE_WORDS.has(value.toLowerCase());
+  }
+}
+
+/** After a YAML/ini value only a comment or the end of the line may follow; otherwise it is prose or code. */
+function lineEndsAt(text: string, i: number): boolean {
+  const j = skipBlanks(text, i, 64);
+  if (j >= text.length) return true;
+  const ch = text[j];
+  if (ch === '\n' || ch === '\r' || ch === '#' || isQuote(ch)) return true;
+  const pair = text.slice(j, j + 2);
+  return pair === '//' || pair === '\\n' || pair === '\\r';
+}
+
+/** An unquoted value that is a literal secret rather than a placeholder, code or a reference. */
+function isUnquotedLiteral(value: string): boolean {
+  return !isNonSecretLiteral(value) && !isExpressionOrReference(value) && !namesASecret(value);
+}
+
+/** Values that hold no secret: empty, masked, placeholders, booleans and nulls. */
+function isNonSecretLiteral(raw: string): boolean {
+  const value = raw.trim();
+  if (value.length === 0) return true;
+  if (/^[*•·xX.#…_-]+$/.test(value)) return true;
+  if (PLACEHOLDER_WORDS.has(value.toLowerCase())) return true;
+  if (isPlaceholderPhrase(value)) return true;
+  // ${VAR}, $(cmd), $VAR, {{ template }}, {name}, %VAR%, <your password>
+  return /^(?:\$[{(A-Za-z_]|\{\{|\{[A-Za-z_]|%[A-Za-z_]|<)/.test(value);
+}
+
+const PLACEHOLDER_WORDS = new Set([
+  'true',
+  'false',
+  'yes',
+  'no',
+  'on',
+  'off',
+  'null',
+  'nil',
+  'none',
+  'undefined',
+  'required',
+  'optional',
+  'redacted',
+  'hidden',
+  'masked',
+  'omitted',
+  'changeme',
+  'change_me',
+  'change-me',
+  'placeholder',
+  'example',
+  'dummy',
+  'todo',
+  'tbd',
+  'n/a',
+]);
+
+/**
+ * your_password, YOUR-API-KEY, "your password here", api_key_here, my_secret, the-api-key; but not
+ * "mysql" or "my-dog-rex", which are weak passwords rather than descriptions of one. Three simple
+ * tests instead of one clever pattern, which would backtrack on long values.
+ */
+function isPlaceholderPhrase(value: string): boolean {
+  if (!/^[A-Za-z\s_-]+$/.test(value)) return false;
+  if (/^your/i.test(value) || /[\s_-]here$/i.test(value)) return true;
+  return /^(?:my|the|some)/i.test(value) && /(?:pass(?:word|wd)?|pwd|secret|key|token)$/i.test(value);
+}
+
+/** Unquoted values that are code or references to a value kept elsewhere. */
+function isExpressionOrReference(value: string): boolean {
+  if (/[()[\]]/.test(value)) return true; // calls and indexing: getpass(), os.environ["X"]
+  if (/^[!&*|>]/.test(value)) return true; // YAML tags (!Ref, !vault), anchors, aliases, block scalars
+  if (/^(?:~?\/|\.{1,2}\/)/.test(value)) return true; // a path to the secret, or PWD=/home/me in an env dump
+  if (/^[A-Za-z_$][\w$]*(?:(?:\??\.|::|->)[A-Za-z_$][\w$]*)+$/.test(value)) return true; // process.env.X
+  if (/^[a-z]+(?:[A-Z][a-z]+)+$/.test(value)) return true; // hashedPassword
+  if (/^[A-Za-z_][\w.]*<.*>$/.test(value)) return true; // Option<String>
+  return TYPE_NAMES.has(value.toLowerCase()); // `password: string` in a type
+}
+
+const TYPE_NAMES = new Set([
+  'string',
+  'str',
+  'number',
+  'int',
+  'integer',
+  'float',
+  'double',
+  'bool',
+  'boolean',
+  'bytes',
+  'char',
+  'text',
+  'any',
+  'unknown',
+  'object',
+  'secretstr',
+  'securestring',
+]);
+
+/** `password=password`, `password=db_password`, `secret: Secret`: the value names a variable. */
+function namesASecret(value: string): boolean {
+  return SECRET_NAMES.has(value.toLowerCase()) || (/^[A-Za-z_][\w.-]*$/.test(value) && isSecretKeyName(value));
+}
+
+const SECRET_NAMES = new Set(['pass', 'token', 'key', 'credentials', 'creds']);
+
+/** Words that follow a flag in prose ("use --password to set it"), never as its value. */
+const PROSE_WORDS = new Set([
+  'a',
+  'an',
+  'the',
+  'to',
+  'is',
+  'was',
+  'and',
+  'or',
+  'for',
+  'of',
+  'in',
+  'on',
+  'with',
+  'as',
+  'if',
+  'when',
+  'flag',
+  'option',
+  'argument',
+  'parameter',
+  'field',
+  'value',
+  'must',
+  'should',
+  'will',
+  'can',
+  'instead',
+]);
