@@ -108,6 +108,24 @@ describe('Append & idempotency', () => {
     expect(await countRows(loom.gateway.runtime.storage, 'conversations', { namespace: ns }, false)).toBe(200);
   });
 
+  it('a retry repairs a turn whose earlier attempt stored the transcript row but died before its embedding row', async () => {
+    const storage = loom.gateway.runtime.storage;
+    // What a crash between the two inserts leaves behind: the transcript row alone.
+    await storage.command(
+      `INSERT INTO ${storage.tables.conversations} (namespace, thread_id, agent, msg_id, ts, role, content, reasoning, user_id, run_id, metadata, is_high, created_at, version)
+       VALUES ({ns:String}, 't', 'default', 'crashed', now64(6), 'user', 'the stored text of the crashed turn', '', '', '', '{}', false, now64(3), 1)`,
+      { ns },
+    );
+    const retry = await append({ thread_id: 't', role: 'user', content: 'the stored text of the crashed turn', msg_id: 'crashed' });
+    expect(retry.body).toEqual({ stored: false, reason: 'duplicate', thread_id: 't', msg_id: 'crashed' });
+    expect(await countRows(storage, 'conversationEmbeddings', { namespace: ns })).toBe(1);
+    const found = await loom.admin.ok('conversation.search', { namespace: ns, query: 'stored text of the crashed turn', namespace_scope: 'namespace' });
+    expect(found.hits.map((h: { msg_id: string }) => h.msg_id)).toEqual(['crashed']);
+    // A plain duplicate with its vector in place embeds nothing more.
+    await append({ thread_id: 't', role: 'user', content: 'the stored text of the crashed turn', msg_id: 'crashed' });
+    expect(await countRows(storage, 'conversationEmbeddings', { namespace: ns }, false)).toBe(1);
+  });
+
   it('"*" is a read filter: appending as agent "*" is refused', async () => {
     const result = await append({ thread_id: 't', role: 'user', content: 'x', agent: '*' });
     expect(result.status).toBe(400);

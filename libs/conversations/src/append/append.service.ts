@@ -70,17 +70,30 @@ export class AppendService {
       created_at: formatMillis(),
       version: now,
     };
-    if ((await this.transcripts.write(row)) === 'duplicate') return answer(false, 'duplicate');
+    const written = await this.transcripts.write(row);
+    if (written === 'duplicate') return answer(false, 'duplicate');
+    if (written === 'duplicate_unindexed') {
+      // The earlier attempt stored the turn but not its vector (it died between the two
+      // inserts): this retry finishes that work, from the stored text, and is still a duplicate.
+      const stored = await this.transcripts.storedTurn(row);
+      if (stored) await this.embedAndWrite(stored, agent);
+      return answer(false, 'duplicate');
+    }
 
     // A high turn is stored as written but never embedded: its text goes nowhere.
     if (isHigh || !EMBEDDED_ROLES.has(input.role)) return answer(true);
+    const outcome = await this.embedAndWrite(row, agent);
+    return outcome === 'deleted' ? answer(false, 'deleted') : answer(true);
+  }
 
-    const text = firstChars(input.content, Limits.embedChars);
+  /** Embeds a stored turn's first 2,048 characters (fail-open) and writes its embedding row. */
+  private async embedAndWrite(row: TranscriptRow, agent: string): Promise<'written' | 'deleted'> {
+    const text = firstChars(row.content, Limits.embedChars);
     const embedded = await this.embedder.embed([text]);
     const embeddingRow: EmbeddingRow = {
-      namespace,
+      namespace: row.namespace,
       thread_id: row.thread_id,
-      msg_id: msgId,
+      msg_id: row.msg_id,
       agent,
       role: row.role,
       run_id: row.run_id,
@@ -99,7 +112,6 @@ export class AppendService {
       created_at: formatMillis(),
       version: nextVersion(),
     };
-    const outcome = await this.embeddings.write({ row: embeddingRow, agent });
-    return outcome === 'deleted' ? answer(false, 'deleted') : answer(true);
+    return this.embeddings.write({ row: embeddingRow, agent });
   }
 }

@@ -1,8 +1,12 @@
 import type { Storage } from '@loom/clickhouse';
 import { MicroBatcher, type LoomMetrics } from '@loom/platform';
-import { turnKey, type TranscriptRow } from '../rows';
+import { embeddingKey, turnKey, type TranscriptRow } from '../rows';
 
-export type TranscriptOutcome = 'stored' | 'duplicate';
+/**
+ * `duplicate_unindexed`: the turn was already stored, is live and indexable, but has no
+ * embedding row (a crash or storage outage struck between the two inserts) — the caller repairs it.
+ */
+export type TranscriptOutcome = 'stored' | 'duplicate' | 'duplicate_unindexed';
 
 /**
  * Writes new transcript rows in shared inserts and answers "duplicate" for a turn whose
@@ -27,7 +31,7 @@ export class TranscriptWriter {
   write(row: TranscriptRow): Promise<TranscriptOutcome> {
     const key = turnKey(row);
     const flight = this.inFlight.get(key);
-    if (flight) return flight.then(() => 'duplicate');
+    if (flight) return flight.then(() => 'duplicate' as const);
     const promise = this.batcher.submit(row).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, promise);
     return promise;
@@ -37,13 +41,24 @@ export class TranscriptWriter {
     const existing = await this.existingKeys(rows);
     const fresh = rows.filter((row) => !existing.has(turnKey(row)));
     await this.storage.insert(this.storage.tables.conversations, fresh);
-    return rows.map((row) => (existing.has(turnKey(row)) ? 'duplicate' : 'stored'));
+    return rows.map((row) => existing.get(turnKey(row)) ?? 'stored');
   }
 
-  /** Any stored version counts, tombstoned ones too: a re-sent turn that was deleted stays deleted. */
-  private async existingKeys(rows: TranscriptRow[]): Promise<Set<string>> {
-    const found = await this.storage.query<{ namespace: string; thread_id: string; agent: string; msg_id: string }>(
-      `SELECT DISTINCT namespace, thread_id, agent, msg_id FROM ${this.storage.tables.conversations}
+  /**
+   * Any stored version counts, tombstoned ones too: a re-sent turn that was deleted stays
+   * deleted. In the same round trip: whether each stored turn still lacks the vector it should have.
+   */
+  private async existingKeys(rows: TranscriptRow[]): Promise<Map<string, TranscriptOutcome>> {
+    const { tables } = this.storage;
+    const found = await this.storage.query<{ kind: 'turn' | 'vector'; namespace: string; thread_id: string; agent: string; msg_id: string; indexable: boolean }>(
+      `SELECT 'turn' AS kind, namespace, thread_id, agent, msg_id,
+              argMax(deleted, version) = 0 AND argMax(is_high, version) = 0 AND argMax(role, version) IN ('user', 'assistant') AS indexable
+       FROM ${tables.conversations}
+       WHERE namespace IN {namespaces:Array(String)} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)}
+       GROUP BY namespace, thread_id, agent, msg_id
+       UNION ALL
+       SELECT DISTINCT 'vector' AS kind, namespace, thread_id, '' AS agent, msg_id, false AS indexable
+       FROM ${tables.conversationEmbeddings}
        WHERE namespace IN {namespaces:Array(String)} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)}`,
       {
         namespaces: unique(rows.map((r) => r.namespace)),
@@ -51,7 +66,22 @@ export class TranscriptWriter {
         ids: unique(rows.map((r) => r.msg_id)),
       },
     );
-    return new Set(found.map(turnKey));
+    const vectors = new Set(found.filter((f) => f.kind === 'vector').map(embeddingKey));
+    const outcomes = new Map<string, TranscriptOutcome>();
+    for (const turn of found.filter((f) => f.kind === 'turn')) {
+      outcomes.set(turnKey(turn), turn.indexable && !vectors.has(embeddingKey(turn)) ? 'duplicate_unindexed' : 'duplicate');
+    }
+    return outcomes;
+  }
+
+  /** The stored turn a repair embeds from (its own text, not whatever a retry re-sent). */
+  async storedTurn(key: { namespace: string; thread_id: string; agent: string; msg_id: string }): Promise<TranscriptRow | undefined> {
+    const rows = await this.storage.query<TranscriptRow>(
+      `SELECT * FROM ${this.storage.tables.conversations} FINAL
+       WHERE namespace = {namespace:String} AND thread_id = {thread_id:String} AND agent = {agent:String} AND msg_id = {msg_id:String} AND deleted = 0`,
+      key,
+    );
+    return rows[0];
   }
 }
 
