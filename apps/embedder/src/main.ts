@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { startEmbedder } from '@loom/api';
-import { ConfigError, loadConfig } from '@loom/platform';
-import { onShutdown } from '../../cli/src/shutdown';
+import { ConfigError, loadConfig, onShutdown } from '@loom/platform';
+
 
 /** The embedder as its own process: serves loom.embed.batch.v1 on NATS in queue group `embedder`. */
 async function main(): Promise<void> {

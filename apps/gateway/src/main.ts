@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { startGateway } from '@loom/api';
-import { ConfigError, loadConfig } from '@loom/platform';
-import { onShutdown } from '../../cli/src/shutdown';
+import { ConfigError, loadConfig, onShutdown } from '@loom/platform';
+
 
 /** The gateway as its own process (split topology): LOOM_CLICKHOUSE_URL and LOOM_NATS_URL set. */
 async function main(): Promise<void> {

@@ -4,3 +4,4 @@ export * from './metrics/metrics';
 export * from './tracing/tracing';
 export * from './ids';
 export * from './batching/micro-batcher';
+export * from './process/shutdown';

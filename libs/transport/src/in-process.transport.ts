@@ -1,4 +1,4 @@
-import { BaseRpcContext, ClientProxy, Server, type CustomTransportStrategy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import { BaseRpcContext, Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import { firstValueFrom, isObservable } from 'rxjs';
 import { injectTraceHeaders } from '@loom/platform';
 import { processHub, type InProcessHub } from './in-process.hub';
@@ -66,26 +66,4 @@ export class InProcessRequestClient implements RequestClient {
   }
 
   async close(): Promise<void> {}
-}
-
-/** Present so Nest code that expects a ClientProxy can use the hub too; Loom's own code uses RequestClient. */
-export class InProcessClientProxy extends ClientProxy {
-  constructor(private readonly hub: InProcessHub = processHub) {
-    super();
-  }
-  async connect(): Promise<void> {}
-  close(): void {}
-  unwrap<T>(): T {
-    return this.hub as T;
-  }
-  protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
-    this.hub.request(String(packet.pattern), packet.data, injectTraceHeaders()).then(
-      (response) => callback({ response, isDisposed: true }),
-      (err: unknown) => callback({ err, isDisposed: true }),
-    );
-    return () => undefined;
-  }
-  protected async dispatchEvent<T = unknown>(): Promise<T> {
-    throw new Error('the in-process transport carries requests only');
-  }
 }

@@ -1,7 +1,7 @@
 import { startEmbedder, startGateway } from '@loom/api';
-import { loadConfig } from '@loom/platform';
+import { loadConfig, onShutdown } from '@loom/platform';
 import { ensureAdminToken } from '../admin-token';
-import { onShutdown } from '../shutdown';
+
 
 /** `loom up`: the embedded all-in-one — chDB in-process, the embedder on the process hub, the gateway. */
 export async function upCommand(): Promise<void> {

@@ -1,5 +1,5 @@
 import { coversAllNamespaces, type AuthService } from '@loom/auth';
-import { ALL_AGENTS, Defaults, LoomError, type OpName } from '@loom/contracts';
+import { ALL_AGENTS, LoomError, type OpName } from '@loom/contracts';
 import type { ConversationPlane, NamespaceSet } from '@loom/conversations';
 import type { OpContext } from './op-context';
 import type * as C from '@loom/contracts';
@@ -71,5 +71,3 @@ export function createOpHandlers(plane: ConversationPlane, auth: AuthService): O
     'settings.set': (_ctx, input) => plane.settings.set(input.key, input.value),
   };
 }
-
-export const DEFAULT_AGENT = Defaults.agent;

@@ -1,6 +1,7 @@
 import { toIso } from '@loom/clickhouse';
 import {
   Defaults,
+  Limits,
   LoomError,
   type GetThreadRequest,
   type GetThreadResponse,
@@ -15,7 +16,6 @@ import { decodeCursor, encodeCursor } from '../cursor';
 import { safeExcerpt } from '../excerpt';
 import type { LiveSettingsService } from '../settings/live-settings.service';
 import type { ThreadMetaRepository } from '../threads/thread-meta.repository';
-import { Limits } from '@loom/contracts';
 import type { TurnsRepository } from './turns.repository';
 import { parseMetadata, toThreadView, toTurnView } from './views';
 

@@ -32,12 +32,4 @@ export class RecordingService {
     ]);
     this.cache.set(namespace, { enabled, until: Date.now() + CACHE_MS });
   }
-
-  /** Every namespace Loom knows of (for fan-out by an every-namespace token). */
-  async knownNamespaces(): Promise<string[]> {
-    const rows = await this.storage.query<{ namespace: string }>(
-      `SELECT DISTINCT namespace FROM ${this.storage.tables.conversations}`,
-    );
-    return rows.map((r) => r.namespace);
-  }
 }
