@@ -26,6 +26,15 @@ describe('split topology (separate processes on NATS)', () => {
     startEmbedder: () => topology.startEmbedders(2),
   }));
 
+  it('each embedder serves its own /metrics, with batch sizes and trace-free counters', async () => {
+    const ns = uniqueNamespace();
+    await topology.admin.ok('conversation.set_logging', { namespace: ns, enabled: true });
+    await Promise.all(Array.from({ length: 10 }, (_, i) => topology.admin.ok('conversation.append', { namespace: ns, thread_id: 't', role: 'user', content: `metrics ${i}` })));
+    const texts = await Promise.all(topology.embedderMetricsUrls().map(async (url) => (await fetch(url)).text()));
+    const batches = texts.map((t) => Number(/^loom_embed_batch_size_count\{[^}]*\} (\d+)/m.exec(t)?.[1] ?? 0));
+    expect(batches.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+  });
+
   it('with one embedder replica gone, the other still serves every append', async () => {
     const ns = uniqueNamespace();
     await topology.admin.ok('conversation.set_logging', { namespace: ns, enabled: true });

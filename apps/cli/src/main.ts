@@ -4,7 +4,6 @@ import { ConfigError } from '@loom/platform';
 import { upCommand } from './commands/up.command';
 import { migrateCommand } from './commands/migrate.command';
 import { tokenCreateCommand } from './commands/token.command';
-import { devClickHouseCommand } from './commands/dev-clickhouse.command';
 
 const program = new Command('loom').description('Loom: a memory of coding-agent sessions').showHelpAfterError();
 
@@ -30,7 +29,8 @@ dev
   .option('--data-dir <dir>', 'the chDB data directory', './.loom/dev-clickhouse')
   .option('--port <port>', 'HTTP port', '8123')
   .option('--host <host>', 'address to listen on', '127.0.0.1')
-  .action(devClickHouseCommand);
+  // Loaded on use: the engine behind it is 550 MB that no other command needs.
+  .action(async (options: { dataDir: string; port: string; host: string }) => (await import('./commands/dev-clickhouse.command.js')).devClickHouseCommand(options));
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`loom: ${error instanceof ConfigError ? error.message : error instanceof Error ? error.message : String(error)}\n`);

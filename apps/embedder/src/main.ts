@@ -9,7 +9,7 @@ async function main(): Promise<void> {
   if (!config.natsUrl) {
     throw new ConfigError(['LOOM_NATS_URL is required: the embedder app serves NATS (for one process with everything in it, run `loom up`)']);
   }
-  const embedder = await startEmbedder(config);
+  const embedder = await startEmbedder(config, config.embedder.metricsPort ? { serveMetricsOnPort: config.embedder.metricsPort } : {});
   onShutdown(() => embedder.close());
 }
 

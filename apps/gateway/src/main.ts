@@ -7,6 +7,9 @@ import { ConfigError, loadConfig, onShutdown } from '@loom/platform';
 async function main(): Promise<void> {
   const config = loadConfig();
   const gateway = await startGateway(config);
+  if (!config.natsUrl) {
+    gateway.runtime.logger.warn('LOOM_NATS_URL is unset and this process runs no embedder: every embed fails open and search answers by substring. Set LOOM_NATS_URL, or run `loom up` for the all-in-one.');
+  }
   onShutdown(() => gateway.close());
 }
 

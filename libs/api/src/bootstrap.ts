@@ -3,7 +3,8 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { INestMicroservice } from '@nestjs/common';
 import { EmbedderModule } from '@loom/embedding';
 import { createEmbeddingProvider, type EmbeddingProvider } from '@loom/providers';
-import { createLogger, LoomMetrics, PinoNestLogger, type LoomConfig, type Logger } from '@loom/platform';
+import { createLogger, installTracing, LoomMetrics, PinoNestLogger, type LoomConfig, type Logger } from '@loom/platform';
+import { serveMetrics } from './http/metrics-server';
 import { InProcessServer, natsMicroserviceOptions } from '@loom/transport';
 import { QueueGroups } from '@loom/contracts';
 import { GatewayModule } from './gateway.module';
@@ -55,7 +56,11 @@ export interface RunningEmbedder {
 }
 
 /** Starts an embedder: on NATS in queue group `embedder` when LOOM_NATS_URL is set, else on the process hub. */
-export async function startEmbedder(config: LoomConfig, options: { provider?: EmbeddingProvider; logger?: Logger; metrics?: LoomMetrics } = {}): Promise<RunningEmbedder> {
+export async function startEmbedder(
+  config: LoomConfig,
+  options: { provider?: EmbeddingProvider; logger?: Logger; metrics?: LoomMetrics; serveMetricsOnPort?: number } = {},
+): Promise<RunningEmbedder> {
+  installTracing(config.traces);
   const logger = options.logger ?? createLogger('embedder', config.logLevel);
   const metrics = options.metrics ?? new LoomMetrics('embedder');
   const provider =
@@ -74,6 +79,26 @@ export async function startEmbedder(config: LoomConfig, options: { provider?: Em
     logger: new PinoNestLogger(logger),
   });
   await app.listen();
-  logger.info({ provider: provider.name, model: provider.model, transport: config.natsUrl ? 'nats' : 'in-process' }, 'embedder serving');
-  return { app, provider, close: () => app.close() };
+  // A standalone embedder has no HTTP API, so its metrics get a small server of their own.
+  let metricsServer: { close(): Promise<void> } | undefined;
+  if (options.serveMetricsOnPort) {
+    try {
+      metricsServer = await serveMetrics(metrics, options.serveMetricsOnPort, config.host);
+    } catch (error) {
+      // Embedding is this process's job; missing metrics must not stop it.
+      logger.error(
+        { port: options.serveMetricsOnPort, err: (error as Error).message },
+        'cannot serve /metrics on LOOM_EMBEDDER_METRICS_PORT; set it to a free port (or 0 for none). Embedding goes on without metrics.',
+      );
+    }
+  }
+  logger.info({ provider: provider.name, model: provider.model, transport: config.natsUrl ? 'nats' : 'in-process', metrics_port: options.serveMetricsOnPort ?? null }, 'embedder serving');
+  return {
+    app,
+    provider,
+    close: async () => {
+      await app.close();
+      await metricsServer?.close();
+    },
+  };
 }

@@ -2,7 +2,7 @@ import { AuthService, TokenRepository } from '@loom/auth';
 import { runMigrations, Storage, type MigrationReport } from '@loom/clickhouse';
 import { createConversationPlane, type ConversationPlane } from '@loom/conversations';
 import { createLogger, installTracing, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
-import { InProcessRequestClient, NatsRequestClient, type RequestClient } from '@loom/transport';
+import { InProcessRequestClient, NatsKvLock, NatsRequestClient, type RequestClient } from '@loom/transport';
 import { createOpHandlers } from './ops/op-handlers';
 import { OpDispatcher } from './ops/op-dispatcher';
 import { Readiness } from './http/readiness';
@@ -32,10 +32,13 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
   const storage = Storage.open({ ...config.clickhouse, dataDir: config.dataDir });
   let requests: RequestClient | undefined;
   try {
+    const nats = config.natsUrl ? await NatsRequestClient.connect(config.natsUrl, 'loom-gateway') : undefined;
+    requests = nats ?? new InProcessRequestClient();
+    // Replicas that start together take turns: the schema is migrated once.
     const migrations = await runMigrations(storage, {
+      ...(nats ? { lock: new NatsKvLock(nats.connection) } : {}),
       onProgress: (p) => logger.info({ migration: p.migration, step: `${p.index}/${p.total}` }, 'applying migration'),
     });
-    requests = config.natsUrl ? await NatsRequestClient.connect(config.natsUrl, 'loom-gateway') : new InProcessRequestClient();
     const auth = new AuthService(new TokenRepository(storage));
     if (config.bootstrapAdminToken) auth.setBootstrapAdminToken(config.bootstrapAdminToken);
     const plane = createConversationPlane({

@@ -14,6 +14,9 @@ import { headersFromContext } from '@loom/transport';
 import { EmbedBatcher } from './embed.batcher';
 import { EMBED_BATCHER, EMBEDDER_METRICS } from './tokens';
 
+/** Room under NATS's default 1 MiB payload for the packet framing around the reply. */
+const MAX_REPLY_BYTES = 1024 * 1024 - 16 * 1024;
+
 /** Adapter for `loom.embed.batch.v1`: validate, embed, answer. Failures are answered in-band. */
 @Controller()
 export class EmbedController {
@@ -40,13 +43,21 @@ export class EmbedController {
         span.setAttribute('loom.texts', request.texts.length);
         try {
           const vectors = await this.batcher.embed(request.texts);
-          return { model: this.batcher.model, dims: vectors[0]?.length ?? this.batcher.dims, vectors };
+          const answer: EmbedBatchResponse = { model: this.batcher.model, dims: vectors[0]?.length ?? this.batcher.dims, vectors };
+          // A reply over the NATS payload limit would fail inside the transport, with no answer at all.
+          const bytes = Buffer.byteLength(JSON.stringify(answer));
+          if (bytes > MAX_REPLY_BYTES) {
+            return {
+              error: { code: 'invalid_input', message: `${request.texts.length} vectors make a ${bytes}-byte reply, over ${MAX_REPLY_BYTES}; send fewer texts per request`, retryable: false },
+            };
+          }
+          return answer;
         } catch (error) {
           this.metrics.embedFailures.inc({ reason: 'provider' });
           const retryable = (error as { retryable?: boolean }).retryable ?? true;
           const message = error instanceof Error ? error.message : 'the embedding provider failed';
           // Counts and the error's message only: the texts never reach a log line.
-          this.logger.warn(`embedding provider failed for ${request.texts.length} texts: ${message}`);
+          this.logger.warn(`embedding provider failed for ${request.texts.length} texts (correlation id ${headers[WireHeaders.correlationId] ?? 'none'}): ${message}`);
           return { error: { code: 'provider_failed', message, retryable } };
         }
       }),

@@ -5,3 +5,4 @@ export * from './tracing/tracing';
 export * from './ids';
 export * from './batching/micro-batcher';
 export * from './process/shutdown';
+export * from './tracing/correlation';

@@ -16,6 +16,8 @@ export interface SplitTopology {
   clickhouseUrl: string;
   database: string;
   processes(): ManagedProcess[];
+  /** The /metrics URL of each running embedder. */
+  embedderMetricsUrls(): string[];
   startEmbedders(count: number): Promise<void>;
   stopEmbedders(): Promise<void>;
   stopClickHouse(): Promise<void>;
@@ -35,6 +37,7 @@ export async function startSplitTopology(options: { embedders?: number; env?: Re
   const workDir = mkdtempSync(join(tmpdir(), 'loom-split-'));
   const procs: ManagedProcess[] = [];
   const embedders: ManagedProcess[] = [];
+  const embedderMetrics = new Map<ManagedProcess, string>();
   const adminToken = 'split-admin-' + randomBytes(16).toString('hex');
   const quiet = { LOOM_LOG_LEVEL: process.env['LOOM_LOG_LEVEL'] === 'silent' ? 'warn' : (process.env['LOOM_LOG_LEVEL'] ?? 'warn'), OTEL_TRACES_EXPORTER: 'none' };
 
@@ -59,7 +62,13 @@ export async function startSplitTopology(options: { embedders?: number; env?: Re
     const started: ManagedProcess[] = [];
     for (let i = 0; i < count; i += 1) {
       // Info level: the one start-up line says when the embedder serves.
-      const embedder = launch(`embedder-${embedders.length + 1}`, process.execPath, [join(DIST, 'embedder', 'src', 'main.js')], { ...baseEnv, LOOM_LOG_LEVEL: 'info' });
+      const metricsPort = await freePort();
+      const embedder = launch(`embedder-${embedders.length + 1}`, process.execPath, [join(DIST, 'embedder', 'src', 'main.js')], {
+        ...baseEnv,
+        LOOM_LOG_LEVEL: 'info',
+        LOOM_EMBEDDER_METRICS_PORT: String(metricsPort),
+      });
+      embedderMetrics.set(embedder, `http://127.0.0.1:${metricsPort}/metrics`);
       embedders.push(embedder);
       procs.push(embedder);
       started.push(embedder);
@@ -85,6 +94,7 @@ export async function startSplitTopology(options: { embedders?: number; env?: Re
     clickhouseUrl: clickhouseUrl!,
     database,
     processes: () => [...procs],
+    embedderMetricsUrls: () => embedders.map((e) => embedderMetrics.get(e)!),
     startEmbedders,
     stopEmbedders: async () => {
       await Promise.all(embedders.splice(0).map((p) => p.stop()));

@@ -1,6 +1,6 @@
 import { BaseRpcContext, Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import { firstValueFrom, isObservable } from 'rxjs';
-import { injectTraceHeaders } from '@loom/platform';
+import { messageHeaders } from './message-headers';
 import { processHub, type InProcessHub } from './in-process.hub';
 import { TransportError, type RequestClient } from './request-client';
 
@@ -59,7 +59,7 @@ export class InProcessRequestClient implements RequestClient {
       timer = setTimeout(() => reject(new TransportError('timeout', subject, `no answer on ${subject} within ${options.timeoutMs} ms`)), options.timeoutMs);
     });
     try {
-      return (await Promise.race([this.hub.request(subject, payload, injectTraceHeaders()), timeout])) as TRes;
+      return (await Promise.race([this.hub.request(subject, payload, messageHeaders()), timeout])) as TRes;
     } finally {
       clearTimeout(timer);
     }

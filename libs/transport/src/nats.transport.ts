@@ -1,7 +1,7 @@
 import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
 import { connect, ErrorCode, headers as natsHeaders, JSONCodec, type NatsConnection, type NatsError } from 'nats';
 import { randomUUID } from 'node:crypto';
-import { injectTraceHeaders } from '@loom/platform';
+import { messageHeaders } from './message-headers';
 import { TransportError, type RequestClient } from './request-client';
 
 const codec = JSONCodec<Record<string, unknown>>();
@@ -26,7 +26,7 @@ export class NatsRequestClient implements RequestClient {
   async request<TRes>(subject: string, payload: unknown, options: { timeoutMs: number }): Promise<TRes> {
     if (this.nc.isClosed()) throw new TransportError('closed', subject, 'the NATS connection is closed');
     const hdrs = natsHeaders();
-    for (const [key, value] of Object.entries(injectTraceHeaders())) hdrs.set(key, value);
+    for (const [key, value] of Object.entries(messageHeaders())) hdrs.set(key, value);
     const id = randomUUID();
     let reply;
     try {
@@ -62,7 +62,11 @@ export class NatsRequestClient implements RequestClient {
   }
 }
 
-/** Nest's NATS server strategy in the service's queue group, so replicas share requests. */
+/**
+ * Nest's NATS server strategy in the service's queue group, so replicas share requests. On
+ * SIGTERM it drains: requests in flight are answered before the connection closes, so a
+ * replica can be scaled down without failing appends open.
+ */
 export function natsMicroserviceOptions(url: string, queue: string, name: string): MicroserviceOptions {
-  return { transport: Transport.NATS, options: { servers: [url], queue, name } };
+  return { transport: Transport.NATS, options: { servers: [url], queue, name, gracefulShutdown: true, gracePeriod: 10_000 } };
 }

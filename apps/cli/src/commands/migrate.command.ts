@@ -1,12 +1,17 @@
 import { runMigrations, Storage } from '@loom/clickhouse';
 import { loadConfig } from '@loom/platform';
+import { NatsKvLock } from '@loom/transport';
+import { connect } from 'nats';
 
 /** `loom migrate`: applies pending migrations to the configured storage, with progress. */
 export async function migrateCommand(): Promise<void> {
   const config = loadConfig();
   const storage = Storage.open({ ...config.clickhouse, dataDir: config.dataDir });
+  // With NATS configured, take the same lock the gateways take, so a Job and a rollout never race.
+  const nc = config.natsUrl ? await connect({ servers: config.natsUrl, name: 'loom-migrate' }) : undefined;
   try {
     const report = await runMigrations(storage, {
+      ...(nc ? { lock: new NatsKvLock(nc) } : {}),
       onProgress: (p) => process.stdout.write(`[${p.index}/${p.total}] applying ${p.migration}\n`),
     });
     process.stdout.write(
@@ -15,6 +20,7 @@ export async function migrateCommand(): Promise<void> {
         : `applied ${report.applied.length} migration(s); ${report.alreadyApplied} were applied earlier\n`,
     );
   } finally {
+    await nc?.drain();
     await storage.close();
   }
 }

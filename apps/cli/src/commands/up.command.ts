@@ -1,13 +1,15 @@
 import { startEmbedder, startGateway } from '@loom/api';
-import { loadConfig, onShutdown } from '@loom/platform';
+import { loadConfig, LoomMetrics, onShutdown } from '@loom/platform';
 import { ensureAdminToken } from '../admin-token';
 
 
 /** `loom up`: the embedded all-in-one — chDB in-process, the embedder on the process hub, the gateway. */
 export async function upCommand(): Promise<void> {
   const config = loadConfig();
-  const embedder = await startEmbedder(config);
-  const gateway = await startGateway(config);
+  // One process, one registry: the gateway's /metrics shows the embedder's batch sizes too.
+  const metrics = new LoomMetrics('loom');
+  const embedder = await startEmbedder(config, { metrics });
+  const gateway = await startGateway(config, { metrics });
   const out = process.stdout;
   out.write(`\nLoom is up at ${gateway.url}\n`);
   out.write(`  storage:    ${gateway.runtime.storage.mode === 'embedded' ? `embedded chDB in ${config.dataDir}` : config.clickhouse.url}\n`);

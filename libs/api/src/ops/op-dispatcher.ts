@@ -1,6 +1,6 @@
 import { requireNamespaceWideToken, requireRole, resolveNamespace, type AuthService } from '@loom/auth';
 import { Defaults, isOpName, Limits, LoomError, Ops, validateInput, type OpName } from '@loom/contracts';
-import { inSpan, type Logger, type LoomMetrics } from '@loom/platform';
+import { inSpan, withCorrelationId, type Logger, type LoomMetrics } from '@loom/platform';
 import type { OpHandlers } from './op-handlers';
 
 /** Room for the rest of an append's fields around 1 MiB of content. */
@@ -30,18 +30,7 @@ export class OpDispatcher {
     let namespace: string | undefined;
     let status = 200;
     try {
-      return await inSpan(`op ${op ?? 'unknown'}`, { 'loom.op': op ?? 'unknown', 'loom.correlation_id': correlationId }, async (span) => {
-        if (!op) throw new LoomError('unknown_op', `there is no op "${opName}"; see the README for the list`);
-        const principal = await this.auth.authenticate(authorization);
-        requireRole(principal, Ops[op].role, op);
-        requireNamespaceWideToken(principal, op);
-        const input = validateInput(Ops[op].request as new () => object, parseBody(rawBody)) as { namespace?: string; agent?: string };
-        namespace = resolveNamespace(principal, input.namespace);
-        span.setAttribute('loom.namespace', namespace);
-        const handler = this.handlers[op] as (ctx: unknown, input: unknown) => Promise<unknown>;
-        const body = await handler({ principal, namespace, agent: input.agent ?? Defaults.agent }, input);
-        return { status: 200, body };
-      });
+      return await withCorrelationId(correlationId, () => this.run(op, opName, rawBody, authorization, correlationId, (ns) => (namespace = ns)));
     } catch (error) {
       const mapped = toErrorResult(error, correlationId);
       status = mapped.status;
@@ -54,6 +43,30 @@ export class OpDispatcher {
       this.metrics.opDuration.observe({ op: op ?? 'unknown', status: String(status) }, seconds);
       this.logger.info({ op: op ?? opName.slice(0, 64), namespace, status, ms: Math.round(seconds * 1e4) / 10, bytes: rawBody.length, correlation_id: correlationId }, 'op');
     }
+  }
+
+  /** The steps of one call, each failing with its own status; `onNamespace` reports the namespace for the log line. */
+  private run(
+    op: OpName | undefined,
+    opName: string,
+    rawBody: string,
+    authorization: string | undefined,
+    correlationId: string,
+    onNamespace: (ns: string) => void,
+  ): Promise<DispatchResult> {
+    return inSpan(`op ${op ?? 'unknown'}`, { 'loom.op': op ?? 'unknown', 'loom.correlation_id': correlationId }, async (span) => {
+        if (!op) throw new LoomError('unknown_op', `there is no op "${opName}"; see the README for the list`);
+        const principal = await this.auth.authenticate(authorization);
+        requireRole(principal, Ops[op].role, op);
+        requireNamespaceWideToken(principal, op);
+        const input = validateInput(Ops[op].request as new () => object, parseBody(rawBody)) as { namespace?: string; agent?: string };
+        const namespace = resolveNamespace(principal, input.namespace);
+        onNamespace(namespace);
+        span.setAttribute('loom.namespace', namespace);
+        const handler = this.handlers[op] as (ctx: unknown, input: unknown) => Promise<unknown>;
+        const body = await handler({ principal, namespace, agent: input.agent ?? Defaults.agent }, input);
+        return { status: 200, body };
+      });
   }
 }
 

@@ -25,7 +25,7 @@ export interface LoomConfig {
     dims: number | undefined;
     timeoutMs: number;
   };
-  embedder: { maxBatch: number; lingerMs: number; concurrency: number };
+  embedder: { maxBatch: number; lingerMs: number; concurrency: number; metricsPort: number };
   /** How long a gateway waits for the embedder before failing open. */
   embedRequestTimeoutMs: number;
   conversation: { searchMinSimilarity: number; searchExcerptChars: number };
@@ -56,13 +56,14 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   { name: 'LOOM_EMBEDDER_MAX_BATCH', default: '64', meaning: 'most texts the embedder sends to its provider in one call' },
   { name: 'LOOM_EMBEDDER_LINGER_MS', default: '2', meaning: 'how long the embedder waits to gather concurrent requests into one batch' },
   { name: 'LOOM_EMBEDDER_CONCURRENCY', default: '4', meaning: 'provider calls one embedder replica runs at once' },
+  { name: 'LOOM_EMBEDDER_METRICS_PORT', default: '9464', meaning: 'a standalone embedder serves /metrics and /healthz here (0 turns it off)' },
   { name: 'LOOM_CONVERSATION_SEARCH_MIN_SIMILARITY', default: '0.30', meaning: 'cosine floor of conversation.search (live: settings.set overrides it)' },
   { name: 'LOOM_CONVERSATION_SEARCH_EXCERPT_CHARS', default: '240', meaning: 'characters of a turn a search hit shows (live: settings.set overrides it)' },
   { name: 'LOOM_BOOTSTRAP_ADMIN_TOKEN', default: '(unset)', meaning: 'this value becomes an admin token for every namespace at start (automation)' },
   { name: 'LOOM_APPEND_BATCH_LINGER_MS', default: '1', meaning: 'how long concurrent appends wait to share one insert' },
   { name: 'LOOM_APPEND_BATCH_MAX_ROWS', default: '500', meaning: 'most turns in one insert' },
-  { name: 'LOOM_LOG_LEVEL', default: 'info', meaning: 'trace | debug | info | warn | error | silent' },
-  { name: 'LOOM_TRACES', default: 'none', meaning: 'none | console: where OpenTelemetry spans go (spans and propagation run either way)' },
+  { name: 'LOOM_LOG_LEVEL', default: 'info', meaning: 'trace | debug | info | warn | error | fatal | silent' },
+  { name: 'LOOM_TRACES', default: 'none', meaning: 'none | console | memory (tests): where finished OpenTelemetry spans go; spans and propagation run either way' },
 ];
 
 export class ConfigError extends Error {
@@ -165,6 +166,7 @@ export function loadConfig(env: Env = process.env): LoomConfig {
       maxBatch: int('LOOM_EMBEDDER_MAX_BATCH', 64, 1, 2048),
       lingerMs: int('LOOM_EMBEDDER_LINGER_MS', 2, 0, 1000),
       concurrency: int('LOOM_EMBEDDER_CONCURRENCY', 4, 1, 256),
+      metricsPort: int('LOOM_EMBEDDER_METRICS_PORT', 9464, 0, 65535),
     },
     embedRequestTimeoutMs: int('LOOM_EMBED_REQUEST_TIMEOUT_MS', 15_000, 50, 600_000),
     conversation: {

@@ -1,0 +1,20 @@
+import { createServer } from 'node:http';
+import type { LoomMetrics } from '@loom/platform';
+
+/** /metrics and /healthz on a port of their own, for a process with no HTTP API (the embedder). */
+export async function serveMetrics(metrics: LoomMetrics, port: number, host: string): Promise<{ close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    if (req.url === '/metrics') {
+      metrics.registry.metrics().then(
+        (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+        () => res.writeHead(500).end(),
+      );
+    } else if (req.url === '/healthz') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
+  return { close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
