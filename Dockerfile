@@ -4,11 +4,16 @@
 #   node dist/apps/embedder/src/main.js
 #   node dist/apps/cli/src/main.js migrate
 #
-#   docker build --platform linux/amd64 -t ghcr.io/loom/loom:latest .
+#   docker build -t ghcr.io/loom/loom:latest .
 #
-# linux/amd64 only, for now: chdb 3.4.0's linux-arm64 engine package was never published (see
-# tools/lock-unpublished-optionals.js), and the CLI loads the engine when it starts (below), so
-# `loom migrate` would fail in an arm64 image. The gateway and embedder alone would run there.
+# A server image: it needs LOOM_CLICKHOUSE_URL. The embedded ClickHouse engine is left out
+# (below), so `loom up` in embedded mode and `loom dev clickhouse` do not work in it.
+#
+# Not tied to amd64: nothing in this image loads the engine, and chdb 3.4.0's missing
+# linux-arm64 engine package (never published; see tools/lock-unpublished-optionals.js) is an
+# optional dependency. An arm64 or multi-arch build (docker buildx build --platform
+# linux/amd64,linux/arm64 …) should therefore work, but has not been tried yet; that is why
+# docker-compose.yml still pins linux/amd64.
 #
 # With no .dockerignore, the COPY lines below name what they take, so node_modules/, dist/
 # and .loom/ from the working copy never reach the image.
@@ -33,17 +38,17 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY package.json package-lock.json ./
 # chdb: the embedded ClickHouse engine. Its native library (@chdb/lib-<platform>, about 550 MB)
-# is used only by the embedded mode (`loom up`, LOOM_CLICKHOUSE_URL unset) and by
-# `loom dev clickhouse`; the gateway and embedder against a ClickHouse server never load it
-# (libs/clickhouse requires it lazily). It could be pruned from this server image with
-#   RUN rm -rf node_modules/@chdb
-# but not yet: apps/cli/src/main.ts imports the dev-clickhouse command statically, which loads
-# the engine when any `loom` command starts, so `loom migrate` (the migrate Job) would fail.
-# Make that import lazy first, then add the line above after `npm ci`.
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# is loaded only by embedded storage (LOOM_CLICKHOUSE_URL unset: libs/clickhouse requires it
+# lazily) and by `loom dev clickhouse` (apps/cli imports that command on use). The gateway, the
+# embedder, `loom migrate` and `loom token create` against a ClickHouse server never load it,
+# so it is removed here, in the same layer as the install so that it never reaches the image.
+# Those two uses then fail with "chdb: no native binding for linux-…". To keep them, drop the
+# `rm -rf node_modules/@chdb`.
+RUN npm ci --omit=dev --no-audit --no-fund && rm -rf node_modules/@chdb && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
 # The node image's `node` user, by number so Kubernetes can verify runAsNonRoot.
 USER 1000:1000
-EXPOSE 7777
+# 7777: the gateway's HTTP API; 9464: an embedder's /metrics and /healthz.
+EXPOSE 7777 9464
 CMD ["node", "dist/apps/gateway/src/main.js"]
