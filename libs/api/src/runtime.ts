@@ -1,6 +1,6 @@
 import { AuthService, TokenRepository } from '@loom/auth';
 import { runMigrations, Storage, type MigrationReport } from '@loom/clickhouse';
-import { createConversationPlane, type ConversationPlane } from '@loom/conversations';
+import { createConversationPlane, InProcessThreadFence, StorageCheckedFence, type ConversationPlane } from '@loom/conversations';
 import { createLogger, installTracing, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
 import { InProcessRequestClient, NatsKvLock, NatsRequestClient, type RequestClient } from '@loom/transport';
 import { createOpHandlers } from './ops/op-handlers';
@@ -47,6 +47,8 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
       embedTimeoutMs: config.embedRequestTimeoutMs,
       defaults: config.conversation,
       batching: { lingerMs: config.append.batchLingerMs, maxRows: config.append.batchMaxRows },
+      // Embedded, this process is storage's only writer, so an in-memory fence is exact.
+      fence: storage.mode === 'embedded' ? new InProcessThreadFence() : new StorageCheckedFence(),
       metrics,
     });
     const transport = requests;

@@ -1,5 +1,5 @@
 import { ALL_NAMESPACES, LoomError, type ReadScope, type Role } from '@loom/contracts';
-import { randomToken, sha256Hex } from '@loom/platform';
+import { randomToken, RefreshingCache, sha256Hex } from '@loom/platform';
 import { coversAllNamespaces, type Principal } from './principal';
 import { TokenRepository, type TokenRow } from './token.repository';
 
@@ -17,10 +17,15 @@ export interface IssuedToken {
  * entry at once, other processes see it within CACHE_MS.
  */
 export class AuthService {
-  private readonly cache = new Map<string, { principal: Principal | undefined; until: number }>();
+  private readonly cache: RefreshingCache<string, Principal | undefined>;
   private bootstrap: { hash: string; principal: Principal } | undefined;
 
-  constructor(private readonly tokens: TokenRepository) {}
+  constructor(private readonly tokens: TokenRepository) {
+    this.cache = new RefreshingCache(CACHE_MS, async (hash: string) => {
+      const row = await this.tokens.findByHash(hash);
+      return row && !row.revoked ? toPrincipal(row) : undefined;
+    });
+  }
 
   /** Makes `value` an admin token for every namespace, for this process's lifetime. */
   setBootstrapAdminToken(value: string): void {
@@ -35,16 +40,7 @@ export class AuthService {
     if (!match) throw new LoomError('unauthorized', 'send "Authorization: Bearer <token>"; mint one with `loom token create`');
     const hash = sha256Hex(match[1]!);
     if (this.bootstrap && this.bootstrap.hash === hash) return this.bootstrap.principal;
-    const cached = this.cache.get(hash);
-    const now = Date.now();
-    let principal: Principal | undefined;
-    if (cached && cached.until > now) {
-      principal = cached.principal;
-    } else {
-      const row = await this.tokens.findByHash(hash);
-      principal = row && !row.revoked ? toPrincipal(row) : undefined;
-      this.cache.set(hash, { principal, until: now + CACHE_MS });
-    }
+    const principal = await this.cache.get(hash);
     if (!principal) throw new LoomError('unauthorized', 'this token is unknown or revoked');
     return principal;
   }

@@ -12,6 +12,7 @@ import { SearchService } from './search/search.service';
 import { LiveSettingsService } from './settings/live-settings.service';
 import { ThreadMetaRepository } from './threads/thread-meta.repository';
 import { ThreadsService } from './threads/threads.service';
+import type { ThreadFence } from './fencing/thread-fence';
 
 export interface ConversationPlaneOptions {
   storage: Storage;
@@ -19,6 +20,8 @@ export interface ConversationPlaneOptions {
   embedTimeoutMs: number;
   defaults: { searchExcerptChars: number; searchMinSimilarity: number };
   batching: { lingerMs: number; maxRows: number };
+  /** Exact in-process fence when this process is storage's only writer (embedded); else storage is re-read. */
+  fence: ThreadFence;
   metrics?: LoomMetrics;
 }
 
@@ -30,6 +33,7 @@ export interface ConversationPlane {
   read: ReadService;
   threads: ThreadsService;
   search: SearchService;
+  fence: ThreadFence;
 }
 
 export function createConversationPlane(options: ConversationPlaneOptions): ConversationPlane {
@@ -45,9 +49,17 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
   return {
     recording,
     settings,
-    append: new AppendService(recording, new TranscriptWriter(storage, options.batching, metrics), new EmbeddingWriter(storage, options.batching), embedder, metrics),
+    append: new AppendService(
+      recording,
+      new TranscriptWriter(storage, options.batching, metrics),
+      new EmbeddingWriter(storage, options.fence, options.batching),
+      embedder,
+      options.fence,
+      metrics,
+    ),
     read: new ReadService(turns, meta, settings),
     threads: new ThreadsService(meta, turns, recording),
     search: new SearchService(storage, embedder, settings),
+    fence: options.fence,
   };
 }

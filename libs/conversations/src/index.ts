@@ -14,3 +14,4 @@ export * from './read/turns.repository';
 export * from './search/search.service';
 export * from './threads/threads.service';
 export * from './threads/thread-meta.repository';
+export * from './fencing/thread-fence';

@@ -104,8 +104,8 @@ describe('Reading & search', () => {
     await append({ thread_id: 't', role: 'user', content: 'the surviving turn about invoices', msg_id: 'keep' });
     await append({ thread_id: 't', role: 'assistant', content: 'the removed turn about invoices', msg_id: 'gone' });
     await append({ thread_id: 'solo', role: 'user', content: 'only turn', msg_id: 'solo' });
-    await tombstoneTurn(loom.gateway.runtime.storage, { namespace: ns, thread_id: 't', msg_id: 'gone' });
-    await tombstoneTurn(loom.gateway.runtime.storage, { namespace: ns, thread_id: 'solo', msg_id: 'solo' });
+    await tombstoneTurn(loom.gateway.runtime.storage, { namespace: ns, thread_id: 't', msg_id: 'gone' }, loom.gateway.runtime.plane.fence);
+    await tombstoneTurn(loom.gateway.runtime.storage, { namespace: ns, thread_id: 'solo', msg_id: 'solo' }, loom.gateway.runtime.plane.fence);
     const { threads } = await op('conversation.threads');
     expect(threads.map((t: { thread_id: string; excerpt: string; turn_count: number }) => [t.thread_id, t.excerpt, t.turn_count])).toEqual([
       ['t', 'the surviving turn about invoices', 1],

@@ -1,5 +1,8 @@
 import { formatMillis } from '@loom/clickhouse';
 import { nextVersion } from '@loom/platform';
+import { AppendTurnRequest } from '@loom/contracts';
+import { InProcessRequestClient } from '@loom/transport';
+import { createConversationPlane, StorageCheckedFence } from './index';
 import { ControllableProvider, countRows, embeddingRows, startTestLoom, tombstoneTurn, uniqueNamespace, type TestLoom } from '../../testing/src';
 
 describe('Recording switch', () => {
@@ -78,13 +81,37 @@ describe('Recording switch', () => {
     const pending = loom.admin.ok('conversation.append', { namespace: ns, thread_id: 't', role: 'user', content: 'soon removed', msg_id: 'm-del' });
     try {
       await called; // the transcript row is written and the embed is in flight
-      await tombstoneTurn(storage(), { namespace: ns, thread_id: 't', msg_id: 'm-del' });
+      await tombstoneTurn(storage(), { namespace: ns, thread_id: 't', msg_id: 'm-del' }, loom.gateway.runtime.plane.fence);
     } finally {
       provider.release();
     }
     expect(await pending).toEqual({ stored: false, reason: 'deleted', thread_id: 't', msg_id: 'm-del' });
     expect(await embeddingRows(storage(), ns)).toEqual([]);
     expect((await loom.admin.ok('conversation.list', { namespace: ns, thread_id: 't' })).messages).toEqual([]);
+  });
+
+  it('CONV-REC-09 with the storage-checked fence of the split topology: a tombstone no fence saw is still caught by the re-read', async () => {
+    const ns = uniqueNamespace();
+    await loom.record(ns);
+    const plane = createConversationPlane({
+      storage: storage(),
+      requests: new InProcessRequestClient(),
+      embedTimeoutMs: 5_000,
+      defaults: { searchExcerptChars: 240, searchMinSimilarity: 0.3 },
+      batching: { lingerMs: 0, maxRows: 100 },
+      fence: new StorageCheckedFence(),
+    });
+    provider.hold();
+    const called = provider.whenCalled();
+    const pending = plane.append.append(ns, 'default', Object.assign(new AppendTurnRequest(), { thread_id: 't', role: 'user', content: 'removed by another process', msg_id: 'm-x' }));
+    try {
+      await called;
+      await tombstoneTurn(storage(), { namespace: ns, thread_id: 't', msg_id: 'm-x' }); // no fence: another process did it
+    } finally {
+      provider.release();
+    }
+    expect(await pending).toEqual({ stored: false, reason: 'deleted', thread_id: 't', msg_id: 'm-x' });
+    expect(await embeddingRows(storage(), ns)).toEqual([]);
   });
 
   it('CONV-REC-12 AMBIGUOUS(thread shell): a refused append in a fresh namespace creates no thread either', async () => {

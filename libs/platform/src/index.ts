@@ -6,3 +6,4 @@ export * from './ids';
 export * from './batching/micro-batcher';
 export * from './process/shutdown';
 export * from './tracing/correlation';
+export * from './caching/refreshing-cache';

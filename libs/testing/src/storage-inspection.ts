@@ -1,12 +1,19 @@
 import type { Storage } from '@loom/clickhouse';
 import { formatMillis } from '@loom/clickhouse';
 import { nextVersion } from '@loom/platform';
+import type { ThreadFence } from '@loom/conversations';
 
 /**
  * Tombstones one turn and its embedding row as a delete or compaction would (those ops come
  * later); tests use it to check that reads hide tombstoned turns and that a late vector is dropped.
  */
-export async function tombstoneTurn(storage: Storage, key: { namespace: string; thread_id: string; msg_id: string; agent?: string }): Promise<void> {
+export async function tombstoneTurn(
+  storage: Storage,
+  key: { namespace: string; thread_id: string; msg_id: string; agent?: string },
+  fence?: ThreadFence,
+): Promise<void> {
+  // As every tombstoning write must: tell the fence first, so an append mid-embed re-reads.
+  fence?.bump(key.namespace, key.thread_id);
   const { tables } = storage;
   const params = { ns: key.namespace, thread: key.thread_id, msg: key.msg_id, agent: key.agent ?? 'default' };
   const turns = await storage.query<Record<string, unknown>>(

@@ -3,8 +3,9 @@ import { Limits, LoomError, type AppendTurnRequest, type AppendTurnResponse } fr
 import { nextVersion, sha256Hex, type LoomMetrics } from '@loom/platform';
 import { readsAsHigh } from '@loom/sensitivity';
 import type { EmbeddingClient } from '../embedding/embedding.client';
+import type { ThreadFence } from '../fencing/thread-fence';
 import type { RecordingService } from '../recording/recording.service';
-import type { EmbeddingRow, TranscriptRow } from '../rows';
+import { turnKey, type EmbeddingRow, type TranscriptRow } from '../rows';
 import { firstChars } from '../text';
 import type { EmbeddingWriter } from './embedding.writer';
 import type { TranscriptWriter } from './transcript.writer';
@@ -18,11 +19,15 @@ const EMBEDDED_ROLES = new Set(['user', 'assistant']);
  * outside any write batch, so a slow embedder never holds up other writers.
  */
 export class AppendService {
+  /** Appends in flight in this process, by turn key: a concurrent retry waits for the first. */
+  private readonly inFlight = new Map<string, Promise<unknown>>();
+
   constructor(
     private readonly recording: RecordingService,
     private readonly transcripts: TranscriptWriter,
     private readonly embeddings: EmbeddingWriter,
     private readonly embedder: EmbeddingClient,
+    private readonly fence: ThreadFence,
     private readonly metrics?: LoomMetrics,
   ) {}
 
@@ -46,6 +51,30 @@ export class AppendService {
     // Nothing the caller sends can override the owner's choice.
     if (!(await this.recording.isRecording(namespace))) return answer(false, 'logging_disabled');
 
+    // One append per turn at a time in this process: a retry that arrives while the first is
+    // still embedding waits for it and is a duplicate, rather than racing it to the vector.
+    const key = turnKey({ namespace, thread_id: input.thread_id, agent, msg_id: msgId });
+    const flight = this.inFlight.get(key);
+    if (flight) {
+      await flight.catch(() => undefined);
+      return answer(false, 'duplicate');
+    }
+    const work = this.store(namespace, agent, msgId, input, answer);
+    this.inFlight.set(key, work);
+    try {
+      return await work;
+    } finally {
+      this.inFlight.delete(key);
+    }
+  }
+
+  private async store(
+    namespace: string,
+    agent: string,
+    msgId: string,
+    input: AppendTurnRequest,
+    answer: (stored: boolean, reason?: AppendTurnResponse['reason']) => AppendTurnResponse,
+  ): Promise<AppendTurnResponse> {
     const isHigh = readsAsHigh(input.content);
     const now = nextVersion();
     const row: TranscriptRow = {
@@ -70,24 +99,25 @@ export class AppendService {
       created_at: formatMillis(),
       version: now,
     };
+    const fenceToken = this.fence.mark(namespace, row.thread_id);
     const written = await this.transcripts.write(row);
-    if (written === 'duplicate') return answer(false, 'duplicate');
-    if (written === 'duplicate_unindexed') {
+    if (written.outcome === 'duplicate') return answer(false, 'duplicate');
+    if (written.outcome === 'duplicate_unindexed') {
       // The earlier attempt stored the turn but not its vector (it died between the two
       // inserts): this retry finishes that work, from the stored text, and is still a duplicate.
       const stored = await this.transcripts.storedTurn(row);
-      if (stored) await this.embedAndWrite(stored, agent);
+      if (stored) await this.embedAndWrite(stored, agent, { sharedVectorExists: false, fenceToken });
       return answer(false, 'duplicate');
     }
 
     // A high turn is stored as written but never embedded: its text goes nowhere.
     if (isHigh || !EMBEDDED_ROLES.has(input.role)) return answer(true);
-    const outcome = await this.embedAndWrite(row, agent);
+    const outcome = await this.embedAndWrite(row, agent, { sharedVectorExists: written.sharedVectorExists, fenceToken });
     return outcome === 'deleted' ? answer(false, 'deleted') : answer(true);
   }
 
   /** Embeds a stored turn's first 2,048 characters (fail-open) and writes its embedding row. */
-  private async embedAndWrite(row: TranscriptRow, agent: string): Promise<'written' | 'deleted'> {
+  private async embedAndWrite(row: TranscriptRow, agent: string, state: { sharedVectorExists: boolean; fenceToken: number }): Promise<'written' | 'deleted'> {
     const text = firstChars(row.content, Limits.embedChars);
     const embedded = await this.embedder.embed([text]);
     const embeddingRow: EmbeddingRow = {
@@ -112,6 +142,6 @@ export class AppendService {
       created_at: formatMillis(),
       version: nextVersion(),
     };
-    return this.embeddings.write({ row: embeddingRow, agent });
+    return this.embeddings.write({ row: embeddingRow, agent, ...state });
   }
 }

@@ -1,5 +1,6 @@
 import type { Storage } from '@loom/clickhouse';
 import { MicroBatcher } from '@loom/platform';
+import type { ThreadFence } from '../fencing/thread-fence';
 import { embeddingKey, turnKey, type EmbeddingRow } from '../rows';
 
 /** `written`: the row landed (or a live shared row already covers the turn); `deleted`: the turn went away meanwhile. */
@@ -9,21 +10,27 @@ export interface PendingEmbedding {
   row: EmbeddingRow;
   /** The transcript row the vector belongs to: it must still be live when the vector lands. */
   agent: string;
+  /** A live shared row already existed when the transcript row was written. */
+  sharedVectorExists: boolean;
+  /** The thread fence's token taken when the transcript row was written. */
+  fenceToken: number;
 }
 
 /**
- * Writes embedding rows after the provider call, in shared inserts. Each batch first re-reads
- * its turns: a turn tombstoned while its embedding ran gets no vector (the append answers
- * "deleted"), and a turn whose shared row another agent already wrote keeps that row.
+ * Writes embedding rows after the provider call, in shared inserts. A turn tombstoned while its
+ * embedding ran gets no vector (the append answers "deleted"), and a turn whose shared row
+ * another agent already wrote keeps that row. The re-read that finds both is skipped for turns
+ * whose thread fence says no tombstone can have happened meanwhile.
  */
 export class EmbeddingWriter {
   private readonly batcher: MicroBatcher<PendingEmbedding, EmbeddingOutcome>;
 
   constructor(
     private readonly storage: Storage,
+    private readonly fence: ThreadFence,
     options: { lingerMs: number; maxRows: number },
   ) {
-    this.batcher = new MicroBatcher((items) => this.writeBatch(items), { maxItems: options.maxRows, lingerMs: options.lingerMs, maxConcurrent: 2 });
+    this.batcher = new MicroBatcher((items) => this.writeBatch(items), { maxItems: options.maxRows, lingerMs: options.lingerMs, maxConcurrent: 1 });
   }
 
   write(pending: PendingEmbedding): Promise<EmbeddingOutcome> {
@@ -31,6 +38,30 @@ export class EmbeddingWriter {
   }
 
   private async writeBatch(items: PendingEmbedding[]): Promise<EmbeddingOutcome[]> {
+    const unsure = items.filter((i) => this.fence.mayHaveChanged(i.row.namespace, i.row.thread_id, i.fenceToken));
+    const { liveTurns, sharedRows } = unsure.length > 0 ? await this.reread(unsure) : { liveTurns: undefined, sharedRows: new Set<string>() };
+    const outcomes: EmbeddingOutcome[] = [];
+    const toInsert: EmbeddingRow[] = [];
+    const claimed = new Set<string>();
+    for (const item of items) {
+      const live = liveTurns === undefined || !unsure.includes(item) || liveTurns.has(turnKey({ ...item.row, agent: item.agent }));
+      if (!live) {
+        outcomes.push('deleted');
+        continue;
+      }
+      const key = embeddingKey(item.row);
+      if (!item.sharedVectorExists && !sharedRows.has(key) && !claimed.has(key)) {
+        claimed.add(key);
+        toInsert.push(item.row);
+      }
+      outcomes.push('written');
+    }
+    await this.storage.insert(this.storage.tables.conversationEmbeddings, toInsert);
+    return outcomes;
+  }
+
+  /** Which of these turns are still live, and which already have a live shared row. */
+  private async reread(items: PendingEmbedding[]): Promise<{ liveTurns: Set<string>; sharedRows: Set<string> }> {
     const { tables } = this.storage;
     const rows = items.map((i) => i.row);
     const params = {
@@ -47,25 +78,9 @@ export class EmbeddingWriter {
          WHERE namespace IN {namespaces:Array(String)} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)} AND deleted = 0`,
       params,
     );
-    const liveTurns = new Set(state.filter((s) => s.kind === 'turn').map(turnKey));
-    const sharedRows = new Set(state.filter((s) => s.kind === 'shared').map(embeddingKey));
-    const outcomes: EmbeddingOutcome[] = [];
-    const toInsert: EmbeddingRow[] = [];
-    const claimed = new Set<string>();
-    for (const item of items) {
-      const live = liveTurns.has(turnKey({ ...item.row, agent: item.agent }));
-      if (!live) {
-        outcomes.push('deleted');
-        continue;
-      }
-      const key = embeddingKey(item.row);
-      if (!sharedRows.has(key) && !claimed.has(key)) {
-        claimed.add(key);
-        toInsert.push(item.row);
-      }
-      outcomes.push('written');
-    }
-    await this.storage.insert(tables.conversationEmbeddings, toInsert);
-    return outcomes;
+    return {
+      liveTurns: new Set(state.filter((s) => s.kind === 'turn').map(turnKey)),
+      sharedRows: new Set(state.filter((s) => s.kind === 'shared').map(embeddingKey)),
+    };
   }
 }

@@ -8,47 +8,47 @@ import { embeddingKey, turnKey, type TranscriptRow } from '../rows';
  */
 export type TranscriptOutcome = 'stored' | 'duplicate' | 'duplicate_unindexed';
 
+export interface TranscriptWrite {
+  outcome: TranscriptOutcome;
+  /** A live embedding row for this (namespace, thread, msg_id) already exists (another agent's copy). */
+  sharedVectorExists: boolean;
+}
+
 /**
  * Writes new transcript rows in shared inserts and answers "duplicate" for a turn whose
  * (namespace, thread, agent, msg_id) already landed. Identity comes from the data: one lookup per
- * batch finds the keys already stored, and a turn already in flight in this process is answered
- * from that flight, so N identical concurrent appends store one row.
+ * batch finds the keys already stored. Two rows with one key in one batch are the caller's to
+ * prevent (AppendService lets one append per key run at a time).
  */
 export class TranscriptWriter {
-  private readonly inFlight = new Map<string, Promise<TranscriptOutcome>>();
-  private readonly batcher: MicroBatcher<TranscriptRow, TranscriptOutcome>;
+  private readonly batcher: MicroBatcher<TranscriptRow, TranscriptWrite>;
 
   constructor(
     private readonly storage: Storage,
     options: { lingerMs: number; maxRows: number },
     metrics?: LoomMetrics,
   ) {
-    this.batcher = new MicroBatcher((rows) => this.writeBatch(rows), { maxItems: options.maxRows, lingerMs: options.lingerMs, maxConcurrent: 2 }, (n) =>
+    this.batcher = new MicroBatcher((rows) => this.writeBatch(rows), { maxItems: options.maxRows, lingerMs: options.lingerMs, maxConcurrent: 1 }, (n) =>
       metrics?.appendBatchSize.observe(n),
     );
   }
 
-  write(row: TranscriptRow): Promise<TranscriptOutcome> {
-    const key = turnKey(row);
-    const flight = this.inFlight.get(key);
-    if (flight) return flight.then(() => 'duplicate' as const);
-    const promise = this.batcher.submit(row).finally(() => this.inFlight.delete(key));
-    this.inFlight.set(key, promise);
-    return promise;
+  write(row: TranscriptRow): Promise<TranscriptWrite> {
+    return this.batcher.submit(row);
   }
 
-  private async writeBatch(rows: TranscriptRow[]): Promise<TranscriptOutcome[]> {
-    const existing = await this.existingKeys(rows);
-    const fresh = rows.filter((row) => !existing.has(turnKey(row)));
+  private async writeBatch(rows: TranscriptRow[]): Promise<TranscriptWrite[]> {
+    const { turns, vectors } = await this.existingKeys(rows);
+    const fresh = rows.filter((row) => !turns.has(turnKey(row)));
     await this.storage.insert(this.storage.tables.conversations, fresh);
-    return rows.map((row) => existing.get(turnKey(row)) ?? 'stored');
+    return rows.map((row) => ({ outcome: turns.get(turnKey(row)) ?? 'stored', sharedVectorExists: vectors.has(embeddingKey(row)) }));
   }
 
   /**
    * Any stored version counts, tombstoned ones too: a re-sent turn that was deleted stays
    * deleted. In the same round trip: whether each stored turn still lacks the vector it should have.
    */
-  private async existingKeys(rows: TranscriptRow[]): Promise<Map<string, TranscriptOutcome>> {
+  private async existingKeys(rows: TranscriptRow[]): Promise<{ turns: Map<string, TranscriptOutcome>; vectors: Set<string> }> {
     const { tables } = this.storage;
     const found = await this.storage.query<{ kind: 'turn' | 'vector'; namespace: string; thread_id: string; agent: string; msg_id: string; indexable: boolean }>(
       `SELECT 'turn' AS kind, namespace, thread_id, agent, msg_id,
@@ -57,21 +57,25 @@ export class TranscriptWriter {
        WHERE namespace IN {namespaces:Array(String)} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)}
        GROUP BY namespace, thread_id, agent, msg_id
        UNION ALL
-       SELECT DISTINCT 'vector' AS kind, namespace, thread_id, '' AS agent, msg_id, false AS indexable
+       SELECT 'vector' AS kind, namespace, thread_id, '' AS agent, msg_id, argMax(deleted, version) = 0 AS indexable
        FROM ${tables.conversationEmbeddings}
-       WHERE namespace IN {namespaces:Array(String)} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)}`,
+       WHERE namespace IN {namespaces:Array(String)} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)}
+       GROUP BY namespace, thread_id, msg_id`,
       {
         namespaces: unique(rows.map((r) => r.namespace)),
         threads: unique(rows.map((r) => r.thread_id)),
         ids: unique(rows.map((r) => r.msg_id)),
       },
     );
-    const vectors = new Set(found.filter((f) => f.kind === 'vector').map(embeddingKey));
+    // For 'vector' rows `indexable` means "live": any row, even a tombstone, rules out a repair
+    // (a tombstone must not be revived); only a live row counts as a shared vector.
+    const anyVector = new Set(found.filter((f) => f.kind === 'vector').map(embeddingKey));
+    const liveVector = new Set(found.filter((f) => f.kind === 'vector' && f.indexable).map(embeddingKey));
     const outcomes = new Map<string, TranscriptOutcome>();
     for (const turn of found.filter((f) => f.kind === 'turn')) {
-      outcomes.set(turnKey(turn), turn.indexable && !vectors.has(embeddingKey(turn)) ? 'duplicate_unindexed' : 'duplicate');
+      outcomes.set(turnKey(turn), turn.indexable && !anyVector.has(embeddingKey(turn)) ? 'duplicate_unindexed' : 'duplicate');
     }
-    return outcomes;
+    return { turns: outcomes, vectors: liveVector };
   }
 
   /** The stored turn a repair embeds from (its own text, not whatever a retry re-sent). */

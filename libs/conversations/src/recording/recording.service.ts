@@ -1,5 +1,5 @@
 import { formatMillis, type Storage } from '@loom/clickhouse';
-import { nextVersion } from '@loom/platform';
+import { nextVersion, RefreshingCache } from '@loom/platform';
 
 const CACHE_MS = 1_000;
 
@@ -9,27 +9,28 @@ const CACHE_MS = 1_000;
  * once, other gateway replicas follow within CACHE_MS.
  */
 export class RecordingService {
-  private readonly cache = new Map<string, { enabled: boolean; until: number }>();
+  private readonly cache: RefreshingCache<string, boolean>;
 
-  constructor(private readonly storage: Storage) {}
+  constructor(private readonly storage: Storage) {
+    this.cache = new RefreshingCache(CACHE_MS, (namespace) => this.load(namespace));
+  }
 
-  async isRecording(namespace: string): Promise<boolean> {
-    const cached = this.cache.get(namespace);
-    const now = Date.now();
-    if (cached && cached.until > now) return cached.enabled;
+  isRecording(namespace: string): Promise<boolean> {
+    return this.cache.get(namespace);
+  }
+
+  private async load(namespace: string): Promise<boolean> {
     const rows = await this.storage.query<{ enabled: boolean }>(
       `SELECT conversation_logging_enabled AS enabled FROM ${this.storage.tables.namespaces} FINAL WHERE namespace = {ns:String} LIMIT 1`,
       { ns: namespace },
     );
-    const enabled = rows[0]?.enabled === true;
-    this.cache.set(namespace, { enabled, until: now + CACHE_MS });
-    return enabled;
+    return rows[0]?.enabled === true;
   }
 
   async setLogging(namespace: string, enabled: boolean): Promise<void> {
     await this.storage.insert(this.storage.tables.namespaces, [
       { namespace, conversation_logging_enabled: enabled, updated_at: formatMillis(), version: nextVersion() },
     ]);
-    this.cache.set(namespace, { enabled, until: Date.now() + CACHE_MS });
+    this.cache.set(namespace, enabled);
   }
 }

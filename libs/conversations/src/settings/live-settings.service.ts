@@ -1,6 +1,6 @@
 import { formatMillis, type Storage } from '@loom/clickhouse';
 import { LoomError, type LiveSettingKey, type SettingsResponse } from '@loom/contracts';
-import { nextVersion } from '@loom/platform';
+import { nextVersion, RefreshingCache } from '@loom/platform';
 
 const CACHE_MS = 1_000;
 
@@ -15,16 +15,20 @@ const RANGES: Record<LiveSettingKey, { min: number; max: number; integer: boolea
  * stores an override, and readers see it within a second (at once in the writing process).
  */
 export class LiveSettingsService {
-  private cached: { values: SettingsResponse; until: number } | undefined;
+  private readonly cache: RefreshingCache<'all', SettingsResponse>;
 
   constructor(
     private readonly storage: Storage,
     private readonly defaults: SettingsResponse,
-  ) {}
+  ) {
+    this.cache = new RefreshingCache(CACHE_MS, () => this.load());
+  }
 
-  async all(): Promise<SettingsResponse> {
-    const now = Date.now();
-    if (this.cached && this.cached.until > now) return this.cached.values;
+  all(): Promise<SettingsResponse> {
+    return this.cache.get('all');
+  }
+
+  private async load(): Promise<SettingsResponse> {
     const rows = await this.storage.query<{ key: string; value: string }>(
       `SELECT key, value FROM ${this.storage.tables.settings} FINAL`,
     );
@@ -32,7 +36,6 @@ export class LiveSettingsService {
     for (const row of rows) {
       if (row.key in RANGES) values[row.key as LiveSettingKey] = Number(row.value);
     }
-    this.cached = { values, until: now + CACHE_MS };
     return values;
   }
 
@@ -48,7 +51,7 @@ export class LiveSettingsService {
       });
     }
     await this.storage.insert(this.storage.tables.settings, [{ key, value: String(value), updated_at: formatMillis(), version: nextVersion() }]);
-    this.cached = undefined;
+    this.cache.delete('all');
     return this.all();
   }
 }
