@@ -23,20 +23,19 @@ export class TokenRepository {
     ]);
   }
 
-  async findByHash(tokenHash: string): Promise<TokenRow | undefined> {
-    const rows = await this.storage.query<TokenRow>(
-      `SELECT token_hash, token_id, namespaces, role, read_scope, read_user_id, label, created_at, revoked
-       FROM ${this.storage.tables.apiTokens} FINAL WHERE token_hash = {hash:String} LIMIT 1`,
-      { hash: tokenHash },
-    );
-    return rows[0];
+  findByHash(tokenHash: string): Promise<TokenRow | undefined> {
+    return this.findOne('token_hash', tokenHash);
   }
 
-  async findById(tokenId: string): Promise<TokenRow | undefined> {
+  findById(tokenId: string): Promise<TokenRow | undefined> {
+    return this.findOne('token_id', tokenId);
+  }
+
+  private async findOne(column: 'token_hash' | 'token_id', value: string): Promise<TokenRow | undefined> {
     const rows = await this.storage.query<TokenRow>(
       `SELECT token_hash, token_id, namespaces, role, read_scope, read_user_id, label, created_at, revoked
-       FROM ${this.storage.tables.apiTokens} FINAL WHERE token_id = {id:String} LIMIT 1`,
-      { id: tokenId },
+       FROM ${this.storage.tables.apiTokens} FINAL WHERE ${column} = {value:String} LIMIT 1`,
+      { value },
     );
     return rows[0];
   }
