@@ -1,0 +1,74 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort, httpOk, launch, LoomApi, waitFor, type ManagedProcess } from '../libs/testing/src';
+
+const run = promisify(execFile);
+const CLI = resolve(__dirname, '..', 'dist', 'apps', 'cli', 'src', 'main.js');
+
+/** The `loom` command as a newcomer uses it, on a data directory of its own. */
+describe('loom CLI (embedded)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'loom-cli-'));
+  const env = { ...process.env, LOOM_DATA_DIR: dataDir, LOOM_LOG_LEVEL: 'warn', LOOM_BOOTSTRAP_ADMIN_TOKEN: '' };
+  let up: ManagedProcess | undefined;
+  /** The writer token the storage path minted, used against `loom up` next. */
+  let cliToken = '';
+  afterAll(async () => {
+    await up?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const startUp = async (port: number): Promise<ManagedProcess> => {
+    const p = launch('loom up', process.execPath, [CLI, 'up'], { ...env, LOOM_PORT: String(port) });
+    await waitFor('loom up', () => httpOk(`http://127.0.0.1:${port}/readyz`), { processes: [p] });
+    await waitFor('the start-up banner', async () => p.output().includes('stop: Ctrl-C'), { processes: [p] });
+    return p;
+  };
+
+  it('loom migrate applies the schema with progress, and says so when there is nothing to do', async () => {
+    const first = await run(process.execPath, [CLI, 'migrate'], { env });
+    expect(first.stdout).toMatch(/\[1\/\d+\] applying 0001_create_namespaces/);
+    expect(first.stdout).toMatch(/applied \d+ migration\(s\)/);
+    const again = await run(process.execPath, [CLI, 'migrate'], { env });
+    expect(again.stdout).toMatch(/schema is up to date/);
+  });
+
+  it('loom token create (no gateway running) mints a token into storage and prints it once', async () => {
+    const { stdout, stderr } = await run(process.execPath, [CLI, 'token', 'create', '--namespace', 'acme', '--role', 'writer'], { env });
+    expect(stdout.trim()).toMatch(/^loom_[A-Za-z0-9_-]{43}$/);
+    expect(stderr).toContain('for namespace "acme" with role writer');
+    const bad = await run(process.execPath, [CLI, 'token', 'create', '--namespace', 'acme', '--role', 'owner'], { env }).catch((e: { stderr: string; code: number }) => e);
+    expect((bad as { code: number }).code).toBe(1);
+    expect((bad as { stderr: string }).stderr).toContain('--role must be one of viewer, writer, admin');
+    cliToken = stdout.trim();
+  });
+
+  it('loom up prints an admin token once, writes it to <data dir>/admin-token with mode 600, and the CLI token works against it', async () => {
+    const port = await freePort();
+    up = await startUp(port);
+    const admin = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+    expect(statSync(join(dataDir, 'admin-token')).mode & 0o777).toBe(0o600);
+    expect(up.output()).toContain(admin);
+    const url = `http://127.0.0.1:${port}`;
+    const adminApi = new LoomApi(url, admin);
+    await adminApi.ok('conversation.set_logging', { namespace: 'acme', enabled: true });
+    const writer = new LoomApi(url, cliToken);
+    expect(await writer.ok('conversation.append', { thread_id: 't', role: 'user', content: 'from the CLI token' })).toMatchObject({ stored: true });
+    // With a gateway running, `loom token create` goes through it (the engine allows one process per data directory).
+    const viaGateway = await run(process.execPath, [CLI, 'token', 'create', '--namespace', 'acme', '--role', 'viewer'], { env: { ...env, LOOM_PORT: String(port) } });
+    const viewer = new LoomApi(url, viaGateway.stdout.trim());
+    expect((await viewer.ok('conversation.list', { thread_id: 't' })).messages).toHaveLength(1);
+  });
+
+  it('a second loom up reuses the saved admin token and does not print it again', async () => {
+    await up?.stop();
+    const admin = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+    const port = await freePort();
+    up = await startUp(port);
+    expect(up.output()).not.toContain(admin);
+    expect(up.output()).toContain(`admin token: in ${join(dataDir, 'admin-token')}`);
+    expect((await new LoomApi(`http://127.0.0.1:${port}`, admin).call('conversation.threads', { namespace: 'acme' })).status).toBe(200);
+  });
+});
