@@ -60,7 +60,7 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   { name: 'LOOM_CONVERSATION_SEARCH_MIN_SIMILARITY', default: '0.30', meaning: 'cosine floor of conversation.search (live: settings.set overrides it)' },
   { name: 'LOOM_CONVERSATION_SEARCH_EXCERPT_CHARS', default: '240', meaning: 'characters of a turn a search hit shows (live: settings.set overrides it)' },
   { name: 'LOOM_BOOTSTRAP_ADMIN_TOKEN', default: '(unset)', meaning: 'this value becomes an admin token for every namespace at start (automation)' },
-  { name: 'LOOM_APPEND_BATCH_LINGER_MS', default: '1', meaning: 'how long concurrent appends wait to share one insert' },
+  { name: 'LOOM_APPEND_BATCH_LINGER_MS', default: '0', meaning: 'extra wait for company before a transcript insert; 0 is pure group commit (idle: at once; busy: the next batch forms while one is written)' },
   { name: 'LOOM_APPEND_BATCH_MAX_ROWS', default: '500', meaning: 'most turns in one insert' },
   { name: 'LOOM_LOG_LEVEL', default: 'info', meaning: 'trace | debug | info | warn | error | fatal | silent' },
   { name: 'LOOM_TRACES', default: 'none', meaning: 'none | console | memory (tests): where finished OpenTelemetry spans go; spans and propagation run either way' },
@@ -177,7 +177,7 @@ export function loadConfig(env: Env = process.env): LoomConfig {
     logLevel: oneOf('LOOM_LOG_LEVEL', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], 'info'),
     traces: oneOf('LOOM_TRACES', ['none', 'console', 'memory'], 'none'),
     append: {
-      batchLingerMs: int('LOOM_APPEND_BATCH_LINGER_MS', 1, 0, 1000),
+      batchLingerMs: int('LOOM_APPEND_BATCH_LINGER_MS', 0, 0, 1000),
       batchMaxRows: int('LOOM_APPEND_BATCH_MAX_ROWS', 500, 1, 100_000),
     },
   };
