@@ -45,6 +45,17 @@ describe('Embedding & fail-open', () => {
     expect(row!.text).toBe('a'.repeat(2047) + '🙂');
   });
 
+  it('a turn two agents log in one thread has one shared embedding row, kept by the first agent', async () => {
+    const turn = { thread_id: 't', role: 'user', content: 'shared between two agents', msg_id: 'same' };
+    expect(await append({ ...turn, agent: 'claude' })).toMatchObject({ stored: true });
+    expect(await append({ ...turn, agent: 'codex' })).toMatchObject({ stored: true });
+    const storage = loom.gateway.runtime.storage;
+    const rows = await storage.query<{ agent: string }>(`SELECT agent FROM ${storage.tables.conversationEmbeddings} WHERE namespace = {ns:String}`, { ns });
+    expect(rows).toEqual([{ agent: 'claude' }]);
+    const transcripts = await storage.query<{ agent: string }>(`SELECT agent FROM ${storage.tables.conversations} FINAL WHERE namespace = {ns:String} ORDER BY agent`, { ns });
+    expect(transcripts.map((r) => r.agent)).toEqual(['claude', 'codex']);
+  });
+
   it('CONV-EMBED-05: system and tool turns stay in the transcript with no embedding row and never in search', async () => {
     await append({ thread_id: 't', role: 'system', content: 'You are the billing assistant for ledger questions' });
     await append({ thread_id: 't', role: 'tool', content: 'ledger query returned 42 invoices for billing' });

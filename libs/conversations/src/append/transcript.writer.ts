@@ -50,29 +50,42 @@ export class TranscriptWriter {
    */
   private async existingKeys(rows: TranscriptRow[]): Promise<{ turns: Map<string, TranscriptOutcome>; vectors: Set<string> }> {
     const { tables } = this.storage;
-    const found = await this.storage.query<{ kind: 'turn' | 'vector'; namespace: string; thread_id: string; agent: string; msg_id: string; indexable: boolean }>(
-      `SELECT 'turn' AS kind, namespace, thread_id, agent, msg_id,
+    const scope = {
+      namespaces: unique(rows.map((r) => r.namespace)),
+      threads: unique(rows.map((r) => r.thread_id)),
+      ids: unique(rows.map((r) => r.msg_id)),
+    };
+    const stored = await this.storage.query<{ namespace: string; thread_id: string; agent: string; msg_id: string; indexable: boolean }>(
+      `SELECT namespace, thread_id, agent, msg_id,
               argMax(deleted, version) = 0 AND argMax(is_high, version) = 0 AND argMax(role, version) IN ('user', 'assistant') AS indexable
        FROM ${tables.conversations}
        WHERE namespace IN {namespaces:Array(String)} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)}
-       GROUP BY namespace, thread_id, agent, msg_id
-       UNION ALL
-       SELECT 'vector' AS kind, namespace, thread_id, '' AS agent, msg_id, argMax(deleted, version) = 0 AS indexable
-       FROM ${tables.conversationEmbeddings}
-       WHERE namespace IN {namespaces:Array(String)} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)}
-       GROUP BY namespace, thread_id, msg_id`,
-      {
-        namespaces: unique(rows.map((r) => r.namespace)),
-        threads: unique(rows.map((r) => r.thread_id)),
-        ids: unique(rows.map((r) => r.msg_id)),
-      },
+       GROUP BY namespace, thread_id, agent, msg_id`,
+      scope,
     );
-    // For 'vector' rows `indexable` means "live": any row, even a tombstone, rules out a repair
-    // (a tombstone must not be revived); only a live row counts as a shared vector.
-    const anyVector = new Set(found.filter((f) => f.kind === 'vector').map(embeddingKey));
-    const liveVector = new Set(found.filter((f) => f.kind === 'vector' && f.indexable).map(embeddingKey));
+    // Embedding rows come from transcript rows, so only a turn some agent already logged can
+    // have one: brand-new turns (the common case) need no second lookup.
+    const logged = stored.filter((s) => rows.some((r) => embeddingKey(r) === embeddingKey(s)));
+    const vectors =
+      logged.length === 0
+        ? []
+        : await this.storage.query<{ namespace: string; thread_id: string; msg_id: string; live: boolean }>(
+            `SELECT namespace, thread_id, msg_id, argMax(deleted, version) = 0 AS live
+             FROM ${tables.conversationEmbeddings}
+             WHERE namespace IN {namespaces:Array(String)} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)}
+             GROUP BY namespace, thread_id, msg_id`,
+            {
+              namespaces: unique(logged.map((r) => r.namespace)),
+              threads: unique(logged.map((r) => r.thread_id)),
+              ids: unique(logged.map((r) => r.msg_id)),
+            },
+          );
+    // Any row, even a tombstone, rules out a repair (a tombstone must not be revived); only a
+    // live row counts as a shared vector.
+    const anyVector = new Set(vectors.map(embeddingKey));
+    const liveVector = new Set(vectors.filter((v) => v.live).map(embeddingKey));
     const outcomes = new Map<string, TranscriptOutcome>();
-    for (const turn of found.filter((f) => f.kind === 'turn')) {
+    for (const turn of stored) {
       outcomes.set(turnKey(turn), turn.indexable && !anyVector.has(embeddingKey(turn)) ? 'duplicate_unindexed' : 'duplicate');
     }
     return { turns: outcomes, vectors: liveVector };
