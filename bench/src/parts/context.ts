@@ -1,0 +1,30 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface BenchOptions {
+  only: Set<'append' | 'search' | 'recall'>;
+  quick: boolean;
+  search1m: boolean;
+  /** Providers for the LoCoMo part. */
+  providers: string[];
+  keep: boolean;
+}
+
+export interface BenchContext {
+  options: BenchOptions;
+  /** Scratch space for data directories (removed at the end unless --keep). */
+  workDir: string;
+  dir(name: string): string;
+}
+
+export function makeContext(options: BenchOptions, workDir: string): BenchContext {
+  return {
+    options,
+    workDir,
+    dir: (name) => {
+      const d = join(workDir, name);
+      mkdirSync(d, { recursive: true });
+      return d;
+    },
+  };
+}

@@ -1,0 +1,150 @@
+import { join } from 'node:path';
+import type { SearchBaselineResult } from '../raw/tasks';
+import { runRawJob } from '../raw/runner';
+import { startEmbeddedLoom } from '../topology/loom';
+import type { LoomClient } from '../util/http';
+import { progress } from '../util/log';
+import { round, summarize, type LatencySummary } from '../util/stats';
+import { drive, type DriveResult } from '../workload/driver';
+import { TurnGenerator } from '../workload/text';
+import type { BenchContext } from './context';
+
+const NAMESPACE = 'bench-search';
+const THREADS = 5_000;
+
+export interface SearchAtSize {
+  /** Turns appended (acknowledged) in the namespace when measured. */
+  turns: number;
+  /** Namespace-wide search, default floor, one query at a time. */
+  namespaceWide: LatencySummary;
+  /** Search limited to one thread. */
+  threadScoped: LatencySummary;
+  /** Namespace-wide at concurrency 8: throughput and latency. */
+  concurrent: { concurrency: number; throughput: number; latencyMs: LatencySummary };
+  meanHits: number;
+  vectorMode: number;
+  queries: number;
+}
+
+export interface SearchPartResult {
+  load: Array<{ toTurns: number; result: DriveResult }>;
+  sizes: SearchAtSize[];
+  baseline: SearchBaselineResult;
+  queriesSample: string[];
+}
+
+export async function runSearchPart(ctx: BenchContext): Promise<SearchPartResult> {
+  const quick = ctx.options.quick;
+  const sizes = quick ? [2_000, 5_000] : ctx.options.search1m ? [10_000, 100_000, 1_000_000] : [10_000, 100_000];
+  const queryCount = quick ? 60 : 200;
+  const gen = new TurnGenerator(4242);
+  const queries = Array.from({ length: queryCount }, (_, i) => gen.query(i % TurnGenerator.topicCount));
+  const database = 'bench_search';
+  progress(`search: starting Loom (embedded, hashed); sizes ${sizes.join(', ')}`);
+  const loom = await startEmbeddedLoom({ dataDir: ctx.dir('search'), database, provider: 'hashed' });
+  let stopped = false;
+  try {
+    const client = loom.client(128);
+    await client.ok('conversation.set_logging', { namespace: NAMESPACE, enabled: true });
+    const load: SearchPartResult['load'] = [];
+    const results: SearchAtSize[] = [];
+    let loaded = 0;
+    let seqBase = 0;
+    const loadGen = new TurnGenerator(99);
+    for (const size of sizes) {
+      const want = size - loaded;
+      progress(`search: loading ${want} turns through conversation.append (concurrency 64) to reach ${size}`);
+      const result = await drive({
+        concurrency: 64,
+        totalOps: want,
+        progressEveryMs: 10_000,
+        onProgress: (done, ms, rate) => progress(`  ${done}/${want} in ${Math.round(ms / 1000)} s (${rate.toFixed(0)}/s)`),
+        op: async (seq) => {
+          const t = loadGen.int(THREADS);
+          const turn = loadGen.turn(t % TurnGenerator.topicCount);
+          const r = await client.call<{ stored?: boolean }>('conversation.append', {
+            namespace: NAMESPACE,
+            thread_id: `s-t${t}`,
+            msg_id: `s-${seqBase + seq}`,
+            role: loadGen.next() < 0.5 ? 'user' : 'assistant',
+            content: turn.content,
+          });
+          return r.status === 200 && r.body.stored ? { ok: true } : { ok: false, error: `${r.status}` };
+        },
+      });
+      seqBase += want;
+      loaded += result.ok;
+      load.push({ toTurns: size, result });
+      progress(`  loaded: ${loaded} turns (${result.throughput}/s, ${result.failed} failed)`);
+      results.push(await measure(client, loaded, queries));
+      const r = results[results.length - 1]!;
+      progress(
+        `search @ ${loaded} turns: p50 ${r.namespaceWide.p50} ms, p95 ${r.namespaceWide.p95} ms (namespace-wide); thread-scoped p95 ${r.threadScoped.p95} ms; ` +
+          `${r.concurrent.throughput} searches/s at concurrency 8`,
+      );
+    }
+    client.close();
+    await loom.stopLoom();
+    stopped = true;
+    progress('search: raw-engine baseline (brute-force cosineDistance over a plain MergeTree with the same rows, in a child process)');
+    const [baseline] = await runRawJob<[SearchBaselineResult]>('raw-search', {
+      target: { chdbPath: join(loom.dataDir!, 'chdb') },
+      tasks: [
+        {
+          kind: 'search-baseline',
+          loomDatabase: database,
+          namespace: NAMESPACE,
+          sizes: results.map((r) => r.turns),
+          queries,
+          warmup: 10,
+          floor: 0.3,
+          limit: 10,
+          excerptChars: 240,
+        },
+      ],
+    });
+    return { load, sizes: results, baseline, queriesSample: queries.slice(0, 8) };
+  } finally {
+    if (!stopped) await loom.close();
+  }
+}
+
+async function measure(client: LoomClient, turns: number, queries: string[]): Promise<SearchAtSize> {
+  const search = (body: Record<string, unknown>): Promise<{ ms: number; hits: number; mode: string }> =>
+    client.call<{ hits: unknown[]; mode: string }>('conversation.search', { namespace: NAMESPACE, namespace_scope: 'namespace', limit: 10, ...body }).then((r) => {
+      if (r.status !== 200) throw new Error(`search answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
+      return { ms: r.ms, hits: r.body.hits.length, mode: r.body.mode };
+    });
+  for (let i = 0; i < 20; i += 1) await search({ query: queries[i % queries.length]! });
+  const wide: number[] = [];
+  let hits = 0;
+  let vector = 0;
+  for (const q of queries) {
+    const r = await search({ query: q });
+    wide.push(r.ms);
+    hits += r.hits;
+    if (r.mode === 'vector') vector += 1;
+  }
+  const scoped: number[] = [];
+  for (let i = 0; i < Math.min(100, queries.length); i += 1) {
+    const r = await search({ query: queries[i]!, thread_id: `s-t${(i * 37) % THREADS}` });
+    scoped.push(r.ms);
+  }
+  const concurrent = await drive({
+    concurrency: 8,
+    totalOps: queries.length,
+    op: async (seq) => {
+      await search({ query: queries[seq % queries.length]! });
+      return { ok: true };
+    },
+  });
+  return {
+    turns,
+    namespaceWide: summarize(wide),
+    threadScoped: summarize(scoped),
+    concurrent: { concurrency: 8, throughput: concurrent.throughput, latencyMs: concurrent.latencyMs },
+    meanHits: round(hits / queries.length, 2),
+    vectorMode: vector,
+    queries: queries.length,
+  };
+}
