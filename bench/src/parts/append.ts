@@ -120,12 +120,18 @@ async function runTopology(ctx: BenchContext, topology: 'embedded' | 'split'): P
       closed = true;
     }
     progress(`append (${topology}): raw-engine baseline (one INSERT per turn through @clickhouse/client${topology === 'embedded' ? ' on chDB' : ' over HTTP'})`);
+    // Statement costs first, on a quiet engine of their own (embedded: a fresh directory), then the
+    // INSERT baseline: measured after the baseline, the costs carry its merges and page-cache churn.
+    const costsTarget = topology === 'embedded' ? { chdbPath: join(ctx.dir('append-costs-embedded'), 'chdb') } : { url: loom.clickhouseUrl! };
+    const [engineCosts] = await runRawJob<[EngineCosts]>(`costs-${topology}`, {
+      target: costsTarget,
+      tasks: [{ kind: 'engine-costs', database: `bench_costs_${topology}`, reps: ctx.options.quick ? 15 : 60, batchRows: 32, dims: 384, seed: 11 }],
+    });
     const target = topology === 'embedded' ? { chdbPath: join(ctx.dir('append-raw-embedded'), 'chdb') } : { url: loom.clickhouseUrl! };
-    const [baseline, engineCosts] = await runRawJob<[InsertBaselineResult, EngineCosts]>(`raw-${topology}`, {
+    const [baseline] = await runRawJob<[InsertBaselineResult]>(`raw-${topology}`, {
       target,
       tasks: [
         { kind: 'insert-baseline', database: `bench_raw_${topology}`, phases: [1, 16, 64].map((c) => ({ concurrency: c, durationMs: d.raw[c]! })), seed: 7, threads: THREADS_PER_PHASE },
-        { kind: 'engine-costs', database: `bench_costs_${topology}`, reps: ctx.options.quick ? 15 : 60, batchRows: 32, dims: 384, seed: 11 },
       ],
     });
     const lingerProbes = topology === 'embedded' && !ctx.options.quick ? await runLingerProbes(ctx) : undefined;

@@ -195,6 +195,11 @@ async function engineCosts(client: ClickHouseClient, task: Extract<RawTask, { ki
   entries.push(await time('INSERT 1 embedding row', task.reps, async () => client.insert({ table: `${db}.conversation_embeddings`, values: single.map((r) => ({ ...r, msg_id: `e${seq++}` })), format: 'JSONEachRow' })));
   const many = await embeddingRows(makeBatch(B));
   entries.push(await time(`INSERT ${B} embedding rows`, task.reps, async () => client.insert({ table: `${db}.conversation_embeddings`, values: many.map((r) => ({ ...r, msg_id: `e${seq++}` })), format: 'JSONEachRow' })));
+  // What an acknowledgement that does not wait for a part would cost: a one-row INSERT into an
+  // in-memory Buffer table in front of the transcript table (flushed in the background; rows in it
+  // are lost on a crash unless something else, e.g. a local log, keeps them).
+  await client.command({ query: `CREATE TABLE IF NOT EXISTS ${db}.conversations_buffer AS ${db}.conversations ENGINE = Buffer(${db}, conversations, 1, 1, 5, 1000, 100000, 1000000, 100000000)` });
+  entries.push(await time('INSERT 1 transcript row into a Buffer table', task.reps, async () => client.insert({ table: `${db}.conversations_buffer`, values: makeBatch(1), format: 'JSONEachRow' })));
   const texts = makeBatch(B).map((r) => String(r['content']));
   entries.push(await time(`hashed embed of 1 turn (in JS, no engine)`, task.reps, async () => embedder.embed([texts[0]!])));
   entries.push(await time(`hashed embed of ${B} turns (in JS, no engine)`, task.reps, async () => embedder.embed(texts)));
@@ -202,8 +207,18 @@ async function engineCosts(client: ClickHouseClient, task: Extract<RawTask, { ki
   return out;
 }
 
+export interface SearchOption {
+  name: string;
+  latency: LatencySummary;
+  /** Mean share of the exact brute-force top 10 that this option also returns. */
+  overlapWithExact: number;
+  buildMs?: number;
+}
+
 export interface SearchBaselineResult {
   sizes: Array<{ rows: number; bruteForce: LatencySummary; build: { ms: number; parts: number } }>;
+  /** At the largest size: cheaper ways to rank the same rows, with their agreement with the exact top 10. */
+  options: SearchOption[];
   /** Loom's exact vector-search SQL on Loom's own table (FINAL, filters, floor), at the loaded size. */
   loomSql: LatencySummary;
   loomSqlNoFinal: LatencySummary;
@@ -261,6 +276,7 @@ async function searchBaseline(client: ClickHouseClient, task: Extract<RawTask, {
     log(`  brute-force cosineDistance over ${info?.n} rows: p50 ${bruteForce.p50} ms, p95 ${bruteForce.p95} ms`);
     sizes.push({ rows: Number(info?.n ?? 0), bruteForce, build: { ms: Math.round(buildMs), parts: Number(parts?.n ?? 0) } });
   }
+  const options = await searchOptions(client, sizes.length ? `bench_raw_search.vectors_${task.sizes[task.sizes.length - 1]}` : '', vectors, task, log);
   const loomQuery = (final: boolean): string =>
     `SELECT namespace, thread_id, msg_id, agent, role, run_id, user_id, ts,
             substringUTF8(text, 1, {chars:UInt32}) AS excerpt,
@@ -289,9 +305,78 @@ async function searchBaseline(client: ClickHouseClient, task: Extract<RawTask, {
   });
   return {
     sizes,
+    options,
     loomSql,
     loomSqlNoFinal,
     loomTable: { rows: Number(lt?.n ?? 0), activeParts: Number(lp?.n ?? 0) },
     queryEmbedMs: summarize(embedSamples),
   };
+}
+
+/**
+ * Options for the search target, measured on the same rows and query vectors as the brute-force
+ * baseline: not selecting the excerpt during the scan, BFloat16 vectors, and ClickHouse's HNSW
+ * vector_similarity index (experimental; its build cost is paid on insert and merge).
+ */
+async function searchOptions(
+  client: ClickHouseClient,
+  table: string,
+  vectors: number[][],
+  task: Extract<RawTask, { kind: 'search-baseline' }>,
+  log: Log,
+): Promise<SearchOption[]> {
+  if (!table) return [];
+  const run = async (sql: string, settings: Record<string, number> = {}): Promise<{ latency: LatencySummary; ids: string[][] }> => {
+    const ids: string[][] = [];
+    const samples: number[] = [];
+    for (let i = 0; i < task.warmup; i += 1) await client.query({ query: sql, query_params: { q: vectors[i % vectors.length], limit: task.limit }, format: 'JSONEachRow', clickhouse_settings: settings }).then((r) => r.json());
+    for (const q of vectors) {
+      const t = process.hrtime.bigint();
+      const result = await client.query({ query: sql, query_params: { q, limit: task.limit }, format: 'JSONEachRow', clickhouse_settings: settings });
+      const got = await result.json<{ msg_id: string }>();
+      samples.push(elapsedMs(t));
+      ids.push(got.map((g) => g.msg_id));
+    }
+    return { latency: summarize(samples), ids };
+  };
+  const exact = await run(`SELECT msg_id, cosineDistance(embedding, {q:Array(Float32)}) AS d FROM ${table} ORDER BY d ASC LIMIT {limit:UInt32}`);
+  const overlap = (ids: string[][]): number => {
+    let sum = 0;
+    ids.forEach((got, i) => {
+      const want = new Set(exact.ids[i] ?? []);
+      sum += want.size ? got.filter((g) => want.has(g)).length / want.size : 1;
+    });
+    return Math.round((sum / Math.max(1, ids.length)) * 1000) / 1000;
+  };
+  const out: SearchOption[] = [{ name: 'brute force, ids and score only (no excerpt during the scan)', latency: exact.latency, overlapWithExact: 1 }];
+  log(`  option: ${out[0]!.name}: p50 ${exact.latency.p50} ms, p95 ${exact.latency.p95} ms`);
+  try {
+    await client.command({ query: `CREATE TABLE ${table}_bf16 (msg_id String, embedding Array(BFloat16)) ENGINE = MergeTree ORDER BY tuple()` });
+    const t = process.hrtime.bigint();
+    await client.command({ query: `INSERT INTO ${table}_bf16 SELECT msg_id, embedding FROM ${table}` });
+    await client.command({ query: `OPTIMIZE TABLE ${table}_bf16 FINAL` });
+    const buildMs = Math.round(elapsedMs(t));
+    const r = await run(`SELECT msg_id, cosineDistance(embedding, {q:Array(Float32)}) AS d FROM ${table}_bf16 ORDER BY d ASC LIMIT {limit:UInt32}`);
+    out.push({ name: 'brute force over Array(BFloat16) vectors', latency: r.latency, overlapWithExact: overlap(r.ids), buildMs });
+    log(`  option: BFloat16: p50 ${r.latency.p50} ms, p95 ${r.latency.p95} ms, top-10 overlap ${overlap(r.ids)}`);
+  } catch (error) {
+    log(`  option BFloat16 not available: ${error instanceof Error ? error.message.slice(0, 160) : String(error)}`);
+  }
+  try {
+    const settings = { allow_experimental_vector_similarity_index: 1 };
+    const dims = vectors[0]?.length ?? 384;
+    await client.command({
+      query: `CREATE TABLE ${table}_hnsw (msg_id String, embedding Array(Float32), INDEX vi embedding TYPE vector_similarity('hnsw', 'cosineDistance', ${dims})) ENGINE = MergeTree ORDER BY tuple()`,
+      clickhouse_settings: settings,
+    });
+    const t = process.hrtime.bigint();
+    await client.command({ query: `INSERT INTO ${table}_hnsw SELECT msg_id, embedding FROM ${table}`, clickhouse_settings: settings });
+    const buildMs = Math.round(elapsedMs(t));
+    const r = await run(`SELECT msg_id, cosineDistance(embedding, {q:Array(Float32)}) AS d FROM ${table}_hnsw ORDER BY d ASC LIMIT {limit:UInt32}`, settings);
+    out.push({ name: "HNSW vector_similarity index (experimental; no FINAL, filters applied after the index)", latency: r.latency, overlapWithExact: overlap(r.ids), buildMs });
+    log(`  option: HNSW: p50 ${r.latency.p50} ms, p95 ${r.latency.p95} ms, top-10 overlap ${overlap(r.ids)}, index built in ${buildMs} ms`);
+  } catch (error) {
+    log(`  option HNSW not available: ${error instanceof Error ? error.message.slice(0, 160) : String(error)}`);
+  }
+  return out;
 }
