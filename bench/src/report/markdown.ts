@@ -344,7 +344,7 @@ function recallSection(r: RecallPartResult, meta: RunMeta): string {
   out.push('', '**Cost and coverage per provider**', '');
   out.push(
     table(
-      ['Provider', 'Ingest turns/s (concurrency 16)', 'Append p50 / p99 ms', 'Search p50 / p95 ms (thread-scoped)', 'Turns held back as sensitive (evidence among them)', 'Embed failures', 'Questions with < 10 hits at floor 0.30'],
+      ['Provider', 'Ingest turns/s (concurrency 16)', 'Append p50 / p99 ms', 'Search p50 / p95 ms (thread-scoped, 8 at once)', 'Turns held back as sensitive (evidence among them)', 'Embed failures', 'Questions with < 10 hits at floor 0.30'],
       r.providers.map((p) => [
         p.provider,
         f(p.ingest.turnsPerSec),
