@@ -17,30 +17,54 @@ export function freePort(): Promise<number> {
 export interface ManagedProcess {
   name: string;
   child: ChildProcess;
-  /** The last lines it printed (stdout and stderr), for failure messages. */
+  /** The last lines it printed (stdout and stderr). */
   output(): string;
+  /** Every line it printed that matches `re` (kept unbounded, for error counting). */
+  matches(): string[];
   stop(signal?: NodeJS.Signals): Promise<void>;
+  exited: Promise<number | null>;
 }
 
-/** Spawns a process whose output is kept (bounded) so a failing test can show it. */
-export function launch(name: string, command: string, args: string[], env: Record<string, string | undefined>): ManagedProcess {
+/**
+ * Spawns a process whose output is kept (bounded) so a failure can show it. Used by the test
+ * harness and by the benchmarks (which import this file directly, so the build compiles it).
+ */
+export function launch(
+  name: string,
+  command: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  options: { watch?: RegExp; onLine?: (line: string) => void } = {},
+): ManagedProcess {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
+  const matched: string[] = [];
+  let partial = '';
   const keep = (chunk: Buffer): void => {
-    lines.push(...chunk.toString().split('\n').filter(Boolean));
-    if (lines.length > 200) lines.splice(0, lines.length - 200);
+    const text = partial + chunk.toString();
+    const parts = text.split('\n');
+    partial = parts.pop() ?? '';
+    for (const line of parts) {
+      if (!line) continue;
+      lines.push(line);
+      if (options.watch && options.watch.test(line) && matched.length < 10_000) matched.push(line);
+      options.onLine?.(line);
+    }
+    if (lines.length > 300) lines.splice(0, lines.length - 300);
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     name,
     child,
+    exited,
     output: () => lines.join('\n'),
+    matches: () => [...matched],
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill(signal);
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
       await exited;
       clearTimeout(timer);
     },
@@ -48,14 +72,18 @@ export function launch(name: string, command: string, args: string[], env: Recor
 }
 
 /** Polls `check` until it is true, or fails with what the processes printed. */
-export async function waitFor(what: string, check: () => Promise<boolean>, options: { timeoutMs?: number; processes?: ManagedProcess[] } = {}): Promise<void> {
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+export async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  options: { timeoutMs?: number; processes?: ManagedProcess[] } = {},
+): Promise<void> {
+  const deadline = Date.now() + (options.timeoutMs ?? 120_000);
   while (Date.now() < deadline) {
     for (const p of options.processes ?? []) {
       if (p.child.exitCode !== null) throw new Error(`${p.name} exited (${p.child.exitCode}) while waiting for ${what}:\n${p.output()}`);
     }
     if (await check().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
   const logs = (options.processes ?? []).map((p) => `--- ${p.name}\n${p.output()}`).join('\n');
   throw new Error(`timed out waiting for ${what}\n${logs}`);
@@ -64,4 +92,8 @@ export async function waitFor(what: string, check: () => Promise<boolean>, optio
 export async function httpOk(url: string): Promise<boolean> {
   const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
   return response.ok;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
