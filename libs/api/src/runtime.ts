@@ -1,6 +1,6 @@
 import { AuthService, TokenRepository } from '@loom/auth';
 import { runMigrations, Storage, type MigrationReport } from '@loom/clickhouse';
-import { createConversationPlane, InProcessThreadFence, StorageCheckedFence, type ConversationPlane } from '@loom/conversations';
+import { createConversationPlane, InProcessThreadFence, StorageCheckedFence, StoredTurnKeys, type ConversationPlane } from '@loom/conversations';
 import { createLogger, installTracing, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
 import { InProcessRequestClient, NatsKvLock, NatsRequestClient, type RequestClient } from '@loom/transport';
 import { createOpHandlers } from './ops/op-handlers';
@@ -29,7 +29,14 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
   installTracing(config.traces);
   const logger = options.logger ?? createLogger('gateway', config.logLevel);
   const metrics = options.metrics ?? new LoomMetrics('gateway');
-  const storage = Storage.open({ ...config.clickhouse, dataDir: config.dataDir });
+  const storage = Storage.open({
+    ...config.clickhouse,
+    dataDir: config.dataDir,
+    writeBehind: {
+      onReplay: (e) => logger.warn(e, 'replayed the write-ahead log: acknowledged writes a stop kept from storage are stored now'),
+      onFailure: (error) => logger.error({ err: error }, 'storage did not take a flush of acknowledged writes; they stay in the write-ahead log and are retried'),
+    },
+  });
   let requests: RequestClient | undefined;
   try {
     const nats = config.natsUrl ? await NatsRequestClient.connect(config.natsUrl, 'loom-gateway') : undefined;
@@ -39,6 +46,9 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
       ...(nats ? { lock: new NatsKvLock(nats.connection) } : {}),
       onProgress: (p) => logger.info({ migration: p.migration, step: `${p.index}/${p.total}` }, 'applying migration'),
     });
+    const keysStarted = Date.now();
+    const storedKeys = await StoredTurnKeys.load(storage);
+    if (storedKeys) logger.info({ keys: storedKeys.size, ms: Date.now() - keysStarted }, 'loaded stored turn keys');
     const auth = new AuthService(new TokenRepository(storage));
     if (config.bootstrapAdminToken) auth.setBootstrapAdminToken(config.bootstrapAdminToken);
     const plane = createConversationPlane({
@@ -49,6 +59,7 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
       batching: { lingerMs: config.append.batchLingerMs, maxRows: config.append.batchMaxRows },
       // Embedded, this process is storage's only writer, so an in-memory fence is exact.
       fence: storage.mode === 'embedded' ? new InProcessThreadFence() : new StorageCheckedFence(),
+      storedKeys,
       metrics,
     });
     const transport = requests;

@@ -3,6 +3,8 @@ import { LoomError } from '@loom/contracts';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tablesFor, type Tables } from './tables';
+import { WriteAheadLog } from './write-behind/write-ahead-log';
+import { WriteBehind, type WriteBehindOptions } from './write-behind/write-behind';
 
 export interface StorageConfig {
   /** A ClickHouse server over HTTP; unset means the embedded chDB engine under `dataDir`. */
@@ -12,7 +14,15 @@ export interface StorageConfig {
   database: string;
   dataDir: string;
   cluster?: string | undefined;
+  /**
+   * Embedded only: acknowledge inserts into the append-path tables once they are in the
+   * write-ahead log, and flush them in shared inserts (on unless `enabled: false`).
+   */
+  writeBehind?: { enabled?: boolean } & Pick<WriteBehindOptions, 'onFlush' | 'onReplay' | 'onFailure'>;
 }
+
+/** The tables an append writes on every call; every other table is written directly. */
+const WRITE_BEHIND_TABLES = (tables: Tables): Set<string> => new Set([tables.conversations, tables.conversationEmbeddings]);
 
 export type QueryParams = Record<string, unknown>;
 
@@ -28,6 +38,7 @@ export class Storage {
     readonly mode: 'embedded' | 'server',
     readonly cluster: string | undefined,
     private readonly release: () => Promise<void>,
+    private readonly writeBehind?: WriteBehind,
   ) {}
 
   static open(config: StorageConfig): Storage {
@@ -44,10 +55,36 @@ export class Storage {
       return new Storage(client, tables, 'server', config.cluster, () => client.close());
     }
     const { client, release } = openEmbedded(join(config.dataDir, 'chdb'));
-    return new Storage(client, tables, 'embedded', undefined, release);
+    if (config.writeBehind?.enabled === false) return new Storage(client, tables, 'embedded', undefined, release);
+    const shared = writeBehindFor(client, join(config.dataDir, 'wal', config.database), tables, config.writeBehind ?? {});
+    return new Storage(client, tables, 'embedded', undefined, async () => {
+      try {
+        await shared.release();
+      } finally {
+        await release();
+      }
+    }, shared.writeBehind);
+  }
+
+  /**
+   * Embedded with write-behind, this process is the only writer and sees every insert into the
+   * append-path tables: `listener` gets their rows. Returns undefined where that cannot hold.
+   */
+  watchInserts(table: string, listener: (rows: readonly object[]) => void): (() => void) | undefined {
+    return this.writeBehind?.handles(table) ? this.writeBehind.watch(table, listener) : undefined;
+  }
+
+  /** Resolves once every insert this process acknowledged is in the engine (reads do this first). */
+  async settled(): Promise<void> {
+    await this.writeBehind?.settled();
   }
 
   async query<T>(sql: string, params: QueryParams = {}): Promise<T[]> {
+    await this.settled();
+    return this.directQuery<T>(sql, params);
+  }
+
+  private async directQuery<T>(sql: string, params: QueryParams): Promise<T[]> {
     try {
       const result = await this.client.query({ query: sql, query_params: params, format: 'JSONEachRow' });
       return await result.json<T>();
@@ -57,6 +94,12 @@ export class Storage {
   }
 
   async command(sql: string, params: QueryParams = {}): Promise<void> {
+    const target = /^\s*INSERT\s+INTO\s+([\w.]+)/i.exec(sql)?.[1];
+    if (target && this.writeBehind?.handles(target)) {
+      // Rows written around the write-behind queue would be invisible to its readers' bookkeeping.
+      throw new Error(`insert into ${target} through Storage.insert, not a statement`);
+    }
+    await this.settled();
     try {
       await this.client.command({ query: sql, query_params: params });
     } catch (error) {
@@ -66,6 +109,17 @@ export class Storage {
 
   async insert(table: string, rows: readonly object[]): Promise<void> {
     if (rows.length === 0) return;
+    if (this.writeBehind?.handles(table)) {
+      try {
+        return await this.writeBehind.insert(table, rows);
+      } catch (error) {
+        throw mapStorageError(error);
+      }
+    }
+    return this.directInsert(table, rows);
+  }
+
+  private async directInsert(table: string, rows: readonly object[]): Promise<void> {
     try {
       await this.client.insert({ table, values: rows as object[], format: 'JSONEachRow' });
     } catch (error) {
@@ -85,6 +139,48 @@ export class Storage {
   async close(): Promise<void> {
     await this.release();
   }
+}
+
+// One write-behind queue per database of the embedded engine, shared by every Storage of the
+// process, so that a read through any handle waits for inserts made through any other.
+const writeBehinds = new Map<string, { writeBehind: WriteBehind; refs: number }>();
+
+function writeBehindFor(
+  client: ClickHouseClient,
+  walDir: string,
+  tables: Tables,
+  hooks: Pick<WriteBehindOptions, 'onFlush' | 'onReplay' | 'onFailure'>,
+): { writeBehind: WriteBehind; release: () => Promise<void> } {
+  let entry = writeBehinds.get(walDir);
+  if (!entry) {
+    const engine = {
+      insert: (table: string, rows: object[]) => client.insert({ table, values: rows, format: 'JSONEachRow' }).then(() => undefined),
+      query: async <T>(sql: string, params: Record<string, unknown>) => (await client.query({ query: sql, query_params: params, format: 'JSONEachRow' })).json<T>(),
+    };
+    const writeBehind = new WriteBehind(new WriteAheadLog(walDir), engine, {
+      tables: WRITE_BEHIND_TABLES(tables),
+      maxPendingBytes: 64 * 1024 * 1024,
+      retryMs: 1000,
+      ...hooks,
+    });
+    entry = { writeBehind, refs: 0 };
+    writeBehinds.set(walDir, entry);
+  }
+  const held = entry;
+  held.refs += 1;
+  let released = false;
+  return {
+    writeBehind: held.writeBehind,
+    release: async () => {
+      if (released) return;
+      released = true;
+      held.refs -= 1;
+      if (held.refs === 0 && writeBehinds.get(walDir) === held) {
+        writeBehinds.delete(walDir);
+        await held.writeBehind.close();
+      }
+    },
+  };
 }
 
 // chDB allows one data directory per process, so every Storage of this process shares one

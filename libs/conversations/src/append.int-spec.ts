@@ -111,11 +111,19 @@ describe('Append & idempotency', () => {
   it('a retry repairs a turn whose earlier attempt stored the transcript row but died before its embedding row', async () => {
     const storage = loom.gateway.runtime.storage;
     // What a crash between the two inserts leaves behind: the transcript row alone.
-    await storage.command(
-      `INSERT INTO ${storage.tables.conversations} (namespace, thread_id, agent, msg_id, ts, role, content, reasoning, user_id, run_id, metadata, is_high, created_at, version)
-       VALUES ({ns:String}, 't', 'default', 'crashed', now64(6), 'user', 'the stored text of the crashed turn', '', '', '', '{}', false, now64(3), 1)`,
-      { ns },
-    );
+    await storage.insert(storage.tables.conversations, [
+      {
+        namespace: ns,
+        thread_id: 't',
+        agent: 'default',
+        msg_id: 'crashed',
+        ts: '2026-11-29 12:00:00.000000',
+        role: 'user',
+        content: 'the stored text of the crashed turn',
+        created_at: '2026-11-29 12:00:00.000',
+        version: 1,
+      },
+    ]);
     const retry = await append({ thread_id: 't', role: 'user', content: 'the stored text of the crashed turn', msg_id: 'crashed' });
     expect(retry.body).toEqual({ stored: false, reason: 'duplicate', thread_id: 't', msg_id: 'crashed' });
     expect(await countRows(storage, 'conversationEmbeddings', { namespace: ns })).toBe(1);

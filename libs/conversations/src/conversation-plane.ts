@@ -13,6 +13,7 @@ import { LiveSettingsService } from './settings/live-settings.service';
 import { ThreadMetaRepository } from './threads/thread-meta.repository';
 import { ThreadsService } from './threads/threads.service';
 import type { ThreadFence } from './fencing/thread-fence';
+import type { StoredTurnKeys } from './append/stored-turn-keys';
 
 export interface ConversationPlaneOptions {
   storage: Storage;
@@ -22,6 +23,8 @@ export interface ConversationPlaneOptions {
   batching: { lingerMs: number; maxRows: number };
   /** Exact in-process fence when this process is storage's only writer (embedded); else storage is re-read. */
   fence: ThreadFence;
+  /** Stored turn keys, where this process is storage's only writer: new turns skip the idempotency lookup. */
+  storedKeys?: StoredTurnKeys | undefined;
   metrics?: LoomMetrics;
 }
 
@@ -51,7 +54,7 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
     settings,
     append: new AppendService(
       recording,
-      new TranscriptWriter(storage, options.batching, metrics),
+      new TranscriptWriter(storage, options.batching, metrics, options.storedKeys),
       new EmbeddingWriter(storage, options.fence, options.batching),
       embedder,
       options.fence,

@@ -6,6 +6,7 @@ export * from './conversation-plane';
 export * from './append/append.service';
 export * from './append/transcript.writer';
 export * from './append/embedding.writer';
+export * from './append/stored-turn-keys';
 export * from './embedding/embedding.client';
 export * from './recording/recording.service';
 export * from './settings/live-settings.service';

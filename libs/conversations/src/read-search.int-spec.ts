@@ -38,11 +38,10 @@ describe('Reading & search', () => {
     expect(over.body.error.fields[0].field).toBe('offset');
     // A thread last active 10 days ago is inside a 30-day window and outside a 7-day one.
     const storage = loom.gateway.runtime.storage;
-    await storage.command(
-      `INSERT INTO ${storage.tables.conversations} (namespace, thread_id, agent, msg_id, ts, role, content, reasoning, user_id, run_id, metadata, is_high, created_at, version)
-       VALUES ({ns:String}, 'old', 'default', 'm', now64(6) - INTERVAL 10 DAY, 'user', 'long ago', '', '', '', '{}', false, now64(3), 1)`,
-      { ns },
-    );
+    const tenDaysAgo = new Date(Date.now() - 10 * 86_400_000).toISOString().replace('T', ' ').replace('Z', '');
+    await storage.insert(storage.tables.conversations, [
+      { namespace: ns, thread_id: 'old', agent: 'default', msg_id: 'm', ts: tenDaysAgo, role: 'user', content: 'long ago', created_at: tenDaysAgo, version: 1 },
+    ]);
     expect(ids((await op('conversation.threads', { window_days: 30 })).threads)).toContain('old');
     expect(ids((await op('conversation.threads', { window_days: 7 })).threads)).not.toContain('old');
   });

@@ -7,3 +7,4 @@ export * from './batching/micro-batcher';
 export * from './process/shutdown';
 export * from './tracing/correlation';
 export * from './caching/refreshing-cache';
+export * from './caching/bloom-filter';

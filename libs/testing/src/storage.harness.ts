@@ -1,5 +1,6 @@
 import { runMigrations, Storage } from '@loom/clickhouse';
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -23,6 +24,7 @@ export async function openTestStorage(): Promise<Storage & { drop(): Promise<voi
     drop: async () => {
       await storage.command(`DROP DATABASE IF EXISTS ${storage.tables.database}`);
       await storage.close();
+      rmSync(join(workerDataDir(), 'wal', storage.tables.database), { recursive: true, force: true });
     },
   });
 }

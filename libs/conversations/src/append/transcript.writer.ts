@@ -1,6 +1,7 @@
 import type { Storage } from '@loom/clickhouse';
 import { MicroBatcher, type LoomMetrics } from '@loom/platform';
 import { embeddingKey, turnKey, type TranscriptRow } from '../rows';
+import type { StoredTurnKeys } from './stored-turn-keys';
 
 /**
  * `duplicate_unindexed`: the turn was already stored, is live and indexable, but has no
@@ -27,6 +28,8 @@ export class TranscriptWriter {
     private readonly storage: Storage,
     options: { lingerMs: number; maxRows: number },
     metrics?: LoomMetrics,
+    /** Where known (embedded), lets certainly-new turns skip the lookup. */
+    private readonly storedKeys?: StoredTurnKeys,
   ) {
     this.batcher = new MicroBatcher((rows) => this.writeBatch(rows), { maxItems: options.maxRows, lingerMs: options.lingerMs, maxConcurrent: 1 }, (n) =>
       metrics?.appendBatchSize.observe(n),
@@ -38,7 +41,8 @@ export class TranscriptWriter {
   }
 
   private async writeBatch(rows: TranscriptRow[]): Promise<TranscriptWrite[]> {
-    const { turns, vectors } = await this.existingKeys(rows);
+    const maybeStored = this.storedKeys ? rows.filter((row) => this.storedKeys!.mayBeStored(row)) : rows;
+    const { turns, vectors } = maybeStored.length > 0 ? await this.existingKeys(maybeStored) : { turns: new Map<string, TranscriptOutcome>(), vectors: new Set<string>() };
     const fresh = rows.filter((row) => !turns.has(turnKey(row)));
     await this.storage.insert(this.storage.tables.conversations, fresh);
     return rows.map((row) => ({ outcome: turns.get(turnKey(row)) ?? 'stored', sharedVectorExists: vectors.has(embeddingKey(row)) }));

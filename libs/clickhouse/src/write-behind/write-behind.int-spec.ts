@@ -1,0 +1,151 @@
+import { LoomError } from '@loom/contracts';
+import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openTestStorage, workerDataDir } from '../../../testing/src/storage.harness';
+import type { Storage } from '../storage';
+import { WriteAheadLog } from './write-ahead-log';
+import { WriteBehind, type EngineCalls } from './write-behind';
+
+/** A transcript row as the append path writes it (only the columns without defaults matter). */
+function turn(i: number, version = 1_000_000 + i): Record<string, unknown> {
+  return {
+    namespace: 'ns',
+    thread_id: `t${i % 3}`,
+    agent: 'default',
+    msg_id: `m${i}`,
+    ts: '2026-11-29 12:00:00.000000',
+    role: 'user',
+    content: `turn ${i}`,
+    created_at: '2026-11-29 12:00:00.000',
+    version,
+  };
+}
+
+function engineOf(storage: Storage): EngineCalls {
+  return {
+    insert: (table, rows) => storage.client.insert({ table, values: rows, format: 'JSONEachRow' }).then(() => undefined),
+    query: async <T>(sql: string, params: Record<string, unknown>) => (await storage.client.query({ query: sql, query_params: params, format: 'JSONEachRow' })).json<T>(),
+  };
+}
+
+async function rowCounts(storage: Storage): Promise<{ rows: number; keys: number }> {
+  const [r] = await storage.query<{ rows: string; keys: string }>(
+    `SELECT count() AS rows, uniqExact(namespace, thread_id, agent, msg_id) AS keys FROM ${storage.tables.conversations}`,
+  );
+  return { rows: Number(r!.rows), keys: Number(r!.keys) };
+}
+
+describe('write-behind on the embedded engine (acknowledged once logged, flushed in shared inserts)', () => {
+  let storage: Storage & { drop(): Promise<void> };
+  let walDir: string;
+  beforeEach(async () => {
+    storage = await openTestStorage();
+    walDir = mkdtempSync(join(tmpdir(), 'loom-wal-'));
+  });
+  afterEach(async () => {
+    await storage.drop();
+    rmSync(walDir, { recursive: true, force: true });
+  });
+
+  const queue = (engine: EngineCalls, maxPendingBytes = 64 << 20): WriteBehind =>
+    new WriteBehind(new WriteAheadLog(walDir), engine, { tables: new Set([storage.tables.conversations]), maxPendingBytes, retryMs: 50 });
+
+  it('CONV-APPEND-06: a read through the storage sees every insert acknowledged before it, and 200 concurrent inserts land in a few shared INSERTs', async () => {
+    const acks = await Promise.all(Array.from({ length: 200 }, (_, i) => storage.insert(storage.tables.conversations, [turn(i)])));
+    expect(acks).toHaveLength(200);
+    // No explicit flush: the read itself waits for the acknowledged inserts.
+    expect(await rowCounts(storage)).toEqual({ rows: 200, keys: 200 });
+    const [parts] = await storage.query<{ n: string }>(
+      `SELECT count() AS n FROM system.parts WHERE database = {db:String} AND table = 'conversations'`,
+      { db: storage.tables.database },
+    );
+    expect(Number(parts!.n)).toBeLessThan(20);
+    // Flushed segments are removed.
+    expect(readdirSync(join(workerDataDir(), 'wal', storage.tables.database))).toEqual([]);
+  });
+
+  it('CONV-APPEND-06: after a crash, the next start stores what the log holds once: rows already flushed are not doubled, rows never flushed are not lost', async () => {
+    // The "crashed" process: its engine never finishes an insert, so everything stays in the log.
+    const stuck: EngineCalls = { insert: () => new Promise<void>(() => undefined), query: engineOf(storage).query };
+    const crashed = queue(stuck);
+    for (let i = 0; i < 30; i += 1) await crashed.insert(storage.tables.conversations, [turn(i)]);
+    // Ten of them had reached the engine before the crash (flushed, segment not yet removed).
+    await storage.insert(storage.tables.conversations, Array.from({ length: 10 }, (_, i) => turn(i)));
+    // A torn last line: the write that was cut off was never acknowledged.
+    const segments = new WriteAheadLog(walDir).segments();
+    // The first flush took the first insert (segment 1) and never came back; the rest sit in segment 2.
+    expect(segments).toHaveLength(2);
+    appendFileSync(segments[1]!.path, '{"table":"x","rows":[{"namesp');
+
+    const replays: unknown[] = [];
+    const restarted = new WriteBehind(new WriteAheadLog(walDir), engineOf(storage), {
+      tables: new Set([storage.tables.conversations]),
+      maxPendingBytes: 64 << 20,
+      retryMs: 50,
+      onReplay: (e) => replays.push(e),
+    });
+    await restarted.ready;
+    expect(replays).toEqual([{ segments: 2, rows: 30, alreadyStored: 10 }]);
+    expect(await rowCounts(storage)).toEqual({ rows: 30, keys: 30 });
+    expect(new WriteAheadLog(walDir).segments()).toEqual([]);
+    await restarted.close();
+  });
+
+  it('a failed flush makes reads answer 503 while the rows wait in the log; the retry stores each row once', async () => {
+    let failures = 2;
+    const real = engineOf(storage);
+    const flaky: EngineCalls = {
+      insert: (table, rows) => (failures-- > 0 ? Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })) : real.insert(table, rows)),
+      query: real.query,
+    };
+    const wb = queue(flaky);
+    await wb.insert(storage.tables.conversations, [turn(1)]);
+    const read = await wb.settled().then(
+      () => 'settled',
+      (e: unknown) => e,
+    );
+    expect(read).toBeInstanceOf(LoomError);
+    expect((read as LoomError).status).toBe(503);
+    expect(new WriteAheadLog(walDir).segments()).toHaveLength(1);
+    await wb.insert(storage.tables.conversations, [turn(2)]);
+    // Reads keep answering 503 until a flush lands; the queue retries on its own.
+    let settled = false;
+    for (let attempt = 0; attempt < 50 && !settled; attempt += 1) settled = await wb.settled().then(() => true, () => false);
+    expect(settled).toBe(true);
+    expect(await rowCounts(storage)).toEqual({ rows: 2, keys: 2 });
+    expect(new WriteAheadLog(walDir).segments()).toEqual([]);
+    await wb.close();
+  });
+
+  it('bounds memory: past maxPendingBytes an insert waits for the flush instead of queueing more', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const real = engineOf(storage);
+    let inserts = 0;
+    const slow: EngineCalls = { insert: async (t, rows) => (inserts++ === 0 ? gate : Promise.resolve()).then(() => real.insert(t, rows)), query: real.query };
+    const wb = queue(slow, 1);
+    await wb.insert(storage.tables.conversations, [turn(1)]);
+    let secondAcked = false;
+    const second = wb.insert(storage.tables.conversations, [turn(2)]).then(() => (secondAcked = true));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(secondAcked).toBe(false);
+    release();
+    await second;
+    await wb.settled();
+    expect(await rowCounts(storage)).toEqual({ rows: 2, keys: 2 });
+    await wb.close();
+  });
+});
+
+describe('Storage with write-behind', () => {
+  it('refuses an INSERT statement into a write-behind table: rows must go through Storage.insert and its log', async () => {
+    const storage = await openTestStorage();
+    try {
+      await expect(storage.command(`INSERT INTO ${storage.tables.conversations} (namespace) VALUES ('x')`)).rejects.toThrow(/through Storage.insert/);
+      await expect(storage.command(`INSERT INTO ${storage.tables.namespaces} (namespace, updated_at, version) VALUES ('x', now64(3), 1)`)).resolves.toBeUndefined();
+    } finally {
+      await storage.drop();
+    }
+  });
+});

@@ -1,0 +1,240 @@
+import { LoomError } from '@loom/contracts';
+import { WriteAheadLog, type LoggedInsert } from './write-ahead-log';
+
+export interface WriteBehindOptions {
+  /** Tables whose inserts are acknowledged once logged. */
+  tables: ReadonlySet<string>;
+  /** Logged bytes waiting for the engine before a new insert waits for a flush (memory bound). */
+  maxPendingBytes: number;
+  /** Pause before a failed flush is tried again. */
+  retryMs: number;
+  onFlush?: (event: { rows: number; inserts: number; ms: number }) => void;
+  onReplay?: (event: { segments: number; rows: number; alreadyStored: number }) => void;
+  onFailure?: (error: unknown) => void;
+}
+
+/** The engine calls a write-behind queue makes directly (they never wait on the queue itself). */
+export interface EngineCalls {
+  insert(table: string, rows: object[]): Promise<void>;
+  query<T>(sql: string, params: Record<string, unknown>): Promise<T[]>;
+}
+
+interface Entry extends LoggedInsert {
+  bytes: number;
+}
+
+/**
+ * Write-behind for the embedded engine, where one process owns the data: an insert into one of
+ * `tables` is logged (write-ahead log), acknowledged, and reaches the engine in the next flush,
+ * which takes everything logged meanwhile in one INSERT per table. Every read of the process
+ * first waits for the inserts acknowledged before it (`settled`), so reads see every write.
+ *
+ * The engine runs one statement at a time and a part costs milliseconds to write, so this turns
+ * a thousand small inserts a second into a few large ones without making any caller wait for them.
+ */
+export class WriteBehind {
+  readonly ready: Promise<void>;
+  private pending: Entry[] = [];
+  private pendingBytes = 0;
+  private enqueued = 0;
+  private flushed = 0;
+  /** Highest WAL segment closed so far: removed once its rows are all in the engine. */
+  private closedSegment = 0;
+  private flushing: Promise<void> | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private failure: unknown;
+  private waiters: Array<{ seq: number; resolve: () => void; reject: (error: unknown) => void }> = [];
+  private roomWaiters: Array<() => void> = [];
+  private watchers: Array<{ table: string; listener: (rows: readonly object[]) => void }> = [];
+
+  constructor(
+    private readonly wal: WriteAheadLog,
+    private readonly engine: EngineCalls,
+    private readonly options: WriteBehindOptions,
+  ) {
+    this.ready = this.replay();
+    // An unobserved failed replay must not crash the process; every caller sees it on `ready`.
+    this.ready.catch(() => undefined);
+  }
+
+  handles(table: string): boolean {
+    return this.options.tables.has(table);
+  }
+
+  /** Calls `listener` with the rows of every insert into `table` this process makes from now on. */
+  watch(table: string, listener: (rows: readonly object[]) => void): () => void {
+    const watcher = { table, listener };
+    this.watchers.push(watcher);
+    return () => {
+      this.watchers = this.watchers.filter((w) => w !== watcher);
+    };
+  }
+
+  /** Logs the rows and queues them; resolves once they are durable in the log (not yet in the engine). */
+  async insert(table: string, rows: readonly object[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.ready;
+    while (this.pendingBytes >= this.options.maxPendingBytes) {
+      this.kick();
+      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+    }
+    const entry: LoggedInsert = { table, rows: [...rows] };
+    const bytes = this.wal.append(entry);
+    this.pending.push({ ...entry, bytes });
+    this.pendingBytes += bytes;
+    this.enqueued += 1;
+    for (const w of this.watchers) if (w.table === table) w.listener(entry.rows);
+    this.kick();
+  }
+
+  /** Resolves once every insert acknowledged before the call is in the engine; rejects (503) while flushes fail. */
+  async settled(): Promise<void> {
+    await this.ready;
+    const target = this.enqueued;
+    if (this.flushed >= target) return;
+    if (this.failure !== undefined && this.flushing === undefined) {
+      // A read after a failed flush tries again now rather than waiting out the retry pause.
+      this.clearRetry();
+      this.kick();
+    }
+    return new Promise<void>((resolve, reject) => this.waiters.push({ seq: target, resolve, reject }));
+  }
+
+  get backlog(): { inserts: number; bytes: number } {
+    return { inserts: this.pending.length, bytes: this.pendingBytes };
+  }
+
+  /** Flushes what is pending; the log keeps whatever could not be flushed for the next start. */
+  async close(): Promise<void> {
+    try {
+      await this.settled();
+    } finally {
+      this.clearRetry();
+      this.wal.close();
+    }
+  }
+
+  private kick(): void {
+    if (this.flushing !== undefined || this.retryTimer !== undefined || this.pending.length === 0) return;
+    this.flushing = this.drain().finally(() => {
+      this.flushing = undefined;
+      // Inserts that arrived during the last round trip form the next flush.
+      if (this.failure === undefined) this.kick();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    const batch = this.pending;
+    const through = this.enqueued;
+    this.pending = [];
+    this.closedSegment = Math.max(this.closedSegment, this.wal.rotate());
+    const started = process.hrtime.bigint();
+    const groups = groupByTable(batch);
+    let rows = 0;
+    for (const [index, [table, tableRows]] of groups.entries()) {
+      try {
+        await this.engine.insert(table, tableRows);
+        rows += tableRows.length;
+      } catch (error) {
+        // Tables already inserted are done; the rest go back to the front of the queue.
+        const left = new Set(groups.slice(index).map(([t]) => t));
+        this.pending = batch.filter((e) => left.has(e.table)).concat(this.pending);
+        this.pendingBytes -= sumBytes(batch.filter((e) => !left.has(e.table)));
+        this.fail(error);
+        return;
+      }
+    }
+    this.failure = undefined;
+    this.pendingBytes -= sumBytes(batch);
+    this.flushed = through;
+    // Every row of the closed segments is in the engine now (later inserts sit in the open one).
+    this.wal.removeThrough(this.closedSegment);
+    this.options.onFlush?.({ rows, inserts: batch.length, ms: Number(process.hrtime.bigint() - started) / 1e6 });
+    this.waiters = this.waiters.filter((w) => (w.seq <= through ? (w.resolve(), false) : true));
+    for (const wake of this.roomWaiters.splice(0)) wake();
+  }
+
+  private fail(error: unknown): void {
+    this.failure = error;
+    this.options.onFailure?.(error);
+    const unavailable = new LoomError('unavailable', 'storage is not taking writes; acknowledged writes are kept in the write-ahead log and retried', {
+      cause: error,
+    });
+    for (const waiter of this.waiters.splice(0)) waiter.reject(unavailable);
+    for (const wake of this.roomWaiters.splice(0)) wake();
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.kick();
+    }, this.options.retryMs);
+    this.retryTimer.unref();
+  }
+
+  private clearRetry(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+  }
+
+  /**
+   * Inserts what segments left by a crash hold, minus rows the engine already has (the crash
+   * came after their flush but before the segment was removed), so nothing is lost or doubled.
+   */
+  private async replay(): Promise<void> {
+    const segments = this.wal.segments();
+    if (segments.length === 0) return;
+    const byTable = new Map<string, object[]>();
+    for (const segment of segments) {
+      for (const entry of WriteAheadLog.read(segment.path)) {
+        const rows = byTable.get(entry.table) ?? [];
+        rows.push(...entry.rows);
+        byTable.set(entry.table, rows);
+      }
+    }
+    let total = 0;
+    let alreadyStored = 0;
+    for (const [table, rows] of byTable) {
+      const missing = await this.notYetStored(table, rows);
+      alreadyStored += rows.length - missing.length;
+      total += rows.length;
+      if (missing.length > 0) await this.engine.insert(table, missing);
+    }
+    this.wal.removeThrough(segments[segments.length - 1]!.index);
+    this.options.onReplay?.({ segments: segments.length, rows: total, alreadyStored });
+  }
+
+  /** Rows whose sorting key and version the table does not hold yet. */
+  private async notYetStored(table: string, rows: object[]): Promise<object[]> {
+    const [database, name] = table.split('.') as [string, string];
+    const [meta] = await this.engine.query<{ sorting_key: string }>(
+      'SELECT sorting_key FROM system.tables WHERE database = {database:String} AND name = {name:String}',
+      { database, name },
+    );
+    if (!meta) throw new Error(`the write-ahead log holds rows for ${table}, which does not exist; run \`loom migrate\` first`);
+    // Identifiers from the engine's own catalogue, not from input.
+    const columns = [...meta.sorting_key.split(',').map((c) => c.trim()), 'version'];
+    const identity = (row: Record<string, unknown>): string => JSON.stringify(columns.map((c) => String(row[c])));
+    const stored = new Set<string>();
+    const versions = [...new Set(rows.map((r) => Number((r as Record<string, unknown>)['version'])))];
+    for (let i = 0; i < versions.length; i += 10_000) {
+      const found = await this.engine.query<Record<string, unknown>>(
+        `SELECT ${columns.map((c) => `toString(${c}) AS ${c}`).join(', ')} FROM ${table} WHERE version IN {versions:Array(UInt64)}`,
+        { versions: versions.slice(i, i + 10_000) },
+      );
+      for (const row of found) stored.add(identity(row));
+    }
+    return rows.filter((row) => !stored.has(identity(row as Record<string, unknown>)));
+  }
+}
+
+function groupByTable(entries: readonly LoggedInsert[]): Array<[string, object[]]> {
+  const groups = new Map<string, object[]>();
+  for (const entry of entries) {
+    const rows = groups.get(entry.table);
+    if (rows) rows.push(...entry.rows);
+    else groups.set(entry.table, [...entry.rows]);
+  }
+  return [...groups];
+}
+
+function sumBytes(entries: readonly Entry[]): number {
+  return entries.reduce((n, e) => n + e.bytes, 0);
+}
