@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { HashedEmbeddingProvider } from '@loom/providers';
+import { candidatesFor, quantize, vectorSearchStatement } from '@loom/conversations';
 import { drive, type DriveResult } from '../workload/driver';
 import { transcriptRow, TurnGenerator } from '../workload/text';
 import { elapsedMs, summarize, type LatencySummary } from '../util/stats';
@@ -277,17 +278,15 @@ async function searchBaseline(client: ClickHouseClient, task: Extract<RawTask, {
     sizes.push({ rows: Number(info?.n ?? 0), bruteForce, build: { ms: Math.round(buildMs), parts: Number(parts?.n ?? 0) } });
   }
   const options = await searchOptions(client, sizes.length ? `bench_raw_search.vectors_${task.sizes[task.sizes.length - 1]}` : '', vectors, task, log);
-  const loomQuery = (final: boolean): string =>
-    `SELECT namespace, thread_id, msg_id, agent, role, run_id, user_id, ts,
-            substringUTF8(text, 1, {chars:UInt32}) AS excerpt,
-            1 - cosineDistance(embedding, {q:Array(Float32)}) AS score
-     FROM ${src} ${final ? 'FINAL' : ''}
-     WHERE deleted = 0 AND namespace IN {namespaces:Array(String)} AND agent = {agent:String} AND embed_error = '' AND model = {model:String}
-     HAVING score >= {floor:Float64}
-     ORDER BY score DESC, ts DESC
-     LIMIT {limit:UInt32}`;
+  // Loom's own statement (the one conversation.search runs), on its own table.
+  const loomQuery = (final: boolean): string => {
+    const sql = vectorSearchStatement(src, ['deleted = 0', 'namespace IN {namespaces:Array(String)}', 'agent = {agent:String}', "embed_error = ''", 'model = {model:String}']);
+    return final ? sql : sql.replace(' FINAL', '');
+  };
   const loomParams = (i: number): Record<string, unknown> => ({
     q: vectors[i % vectors.length],
+    q16: quantize(vectors[i % vectors.length]!),
+    candidates: candidatesFor(task.limit),
     namespaces: [task.namespace],
     agent: 'default',
     model: embedder.model,
@@ -350,6 +349,39 @@ async function searchOptions(
   };
   const out: SearchOption[] = [{ name: 'brute force, ids and score only (no excerpt during the scan)', latency: exact.latency, overlapWithExact: 1 }];
   log(`  option: ${out[0]!.name}: p50 ${exact.latency.p50} ms, p95 ${exact.latency.p95} ms`);
+  try {
+    // Loom's two stages (Int8 ranking of every row, exact Float32 re-score of the best), with
+    // the columns and granularity of Loom's table, on the same rows: overlap shows what the
+    // first stage costs in recall.
+    await client.command({
+      query: `CREATE TABLE ${table}_q8 (msg_id String, embedding Array(Float32),
+                embedding_scale Float32 MATERIALIZED if(length(embedding) = 0, 0, arrayMax(arrayMap(x -> abs(x), embedding)) / 127),
+                embedding_q8 Array(Int8) MATERIALIZED if(embedding_scale = 0, arrayMap(x -> toInt8(0), embedding), arrayMap(x -> toInt8(round(x / embedding_scale)), embedding)))
+              ENGINE = MergeTree ORDER BY tuple() SETTINGS index_granularity = 256`,
+    });
+    const t = process.hrtime.bigint();
+    await client.command({ query: `INSERT INTO ${table}_q8 (msg_id, embedding) SELECT msg_id, embedding FROM ${table}` });
+    await client.command({ query: `OPTIMIZE TABLE ${table}_q8 FINAL` });
+    const buildMs = Math.round(elapsedMs(t));
+    const ids: string[][] = [];
+    const samples: number[] = [];
+    const sql = `SELECT msg_id, cosineDistance(embedding, {q:Array(Float32)}) AS d FROM (
+                   SELECT msg_id, embedding FROM ${table}_q8 ORDER BY dotProduct(embedding_q8, {q16:Array(Int16)}) * embedding_scale DESC LIMIT {candidates:UInt32})
+                 ORDER BY d ASC LIMIT {limit:UInt32}`;
+    for (const [i, q] of [...vectors.slice(0, task.warmup), ...vectors].entries()) {
+      const started = process.hrtime.bigint();
+      const result = await client.query({ query: sql, query_params: { q, q16: quantize(q), candidates: candidatesFor(task.limit), limit: task.limit }, format: 'JSONEachRow' });
+      const got = await result.json<{ msg_id: string }>();
+      if (i < task.warmup) continue;
+      samples.push(elapsedMs(started));
+      ids.push(got.map((g) => g.msg_id));
+    }
+    const latency = summarize(samples);
+    out.push({ name: `Loom's two stages: Int8 ranking, exact re-score of the best ${candidatesFor(task.limit)} (granularity 256)`, latency, overlapWithExact: overlap(ids), buildMs });
+    log(`  option: Int8 + exact re-score: p50 ${latency.p50} ms, p95 ${latency.p95} ms, top-10 overlap ${overlap(ids)}`);
+  } catch (error) {
+    log(`  option Int8 + re-score failed: ${error instanceof Error ? error.message.slice(0, 160) : String(error)}`);
+  }
   try {
     await client.command({ query: `CREATE TABLE ${table}_bf16 (msg_id String, embedding Array(BFloat16)) ENGINE = MergeTree ORDER BY tuple()` });
     const t = process.hrtime.bigint();

@@ -1,7 +1,8 @@
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openTestStorage } from '../../testing/src/storage.harness';
+import { openTestStorage, uniqueDatabase, workerDataDir } from '../../testing/src/storage.harness';
+import { Storage } from './storage';
 import { MIGRATIONS_DIR, readMigrations, renderMigration, runMigrations } from './migrations.runner';
 
 describe('migrations', () => {
@@ -31,6 +32,57 @@ describe('migrations', () => {
       await expect(runMigrations(storage, { dir })).rejects.toThrow(/was edited after it was applied/);
     } finally {
       await storage.drop();
+    }
+  });
+
+  it.each([9, 10])('the rebuild of conversation_embeddings (0007-0011) keeps every row and adds the Int8 copy, with step %i applied but not recorded by a crash', async (crashedStep) => {
+    const storage = Storage.open({ database: uniqueDatabase(), dataDir: workerDataDir() });
+    const before = mkdtempSync(join(tmpdir(), 'loom-mig-'));
+    try {
+      const upTo = async (version: number): Promise<void> => {
+        for (const m of readMigrations().filter((m) => m.version <= version)) writeFileSync(join(before, `${String(m.version).padStart(4, '0')}_${m.name}.sql`), m.sql);
+        await runMigrations(storage, { dir: before });
+      };
+      await upTo(6);
+      const rows = [0.5, -0.25, 0].map((x, i) => ({
+        namespace: 'ns',
+        thread_id: 't',
+        msg_id: `m${i}`,
+        agent: 'default',
+        role: 'user',
+        ts: '2026-11-29 12:00:00.000000',
+        text: `turn ${i}`,
+        model: 'hashed-v1-384',
+        embedding: [x, 1 - x, -x],
+        embed_error: '',
+        created_at: '2026-11-29 12:00:00.000',
+        version: i + 1,
+      }));
+      await storage.insert(storage.tables.conversationEmbeddings, rows);
+      await upTo(crashedStep - 1);
+      // The step ran but a crash kept it from being recorded: the next run repeats it, which changes nothing.
+      const step = readMigrations().find((m) => m.version === crashedStep)!;
+      await storage.command(renderMigration(step.sql, storage.tables.database, undefined));
+      await expect(runMigrations(storage)).resolves.toMatchObject({ applied: expect.arrayContaining(['0011_drop_conversation_embeddings_v1']) });
+      const after = await storage.query<{ msg_id: string; embedding_q8: number[]; embedding_scale: number }>(
+        `SELECT msg_id, embedding_q8, embedding_scale FROM ${storage.tables.conversationEmbeddings} FINAL ORDER BY msg_id`,
+      );
+      expect(after.map((r) => [r.msg_id, r.embedding_q8])).toEqual([
+        ['m0', [127, 127, -127]],
+        ['m1', [-25, 127, 25]],
+        ['m2', [0, 127, 0]],
+      ]);
+      const [meta] = await storage.query<{ settings: string; tables: string }>(
+        `SELECT engine_full AS settings, (SELECT groupArray(name) FROM system.tables WHERE database = {db:String} AND name LIKE 'conversation_embeddings%') AS tables
+         FROM system.tables WHERE database = {db:String} AND name = 'conversation_embeddings'`,
+        { db: storage.tables.database },
+      );
+      expect(meta!.settings).toContain('index_granularity = 256');
+      expect(meta!.tables).toEqual(['conversation_embeddings']);
+    } finally {
+      await storage.command(`DROP DATABASE IF EXISTS ${storage.tables.database}`);
+      await storage.close();
+      rmSync(before, { recursive: true, force: true });
     }
   });
 

@@ -143,6 +143,40 @@ describe('Reading & search', () => {
     expect(await search({ thread_id: 'a', role: 'user', run_id: 'r1' })).toEqual(['a/user/r1']);
   });
 
+  it('CONV-SEARCH-03: over a few hundred turns, hits and scores are exactly those of a brute-force cosine ranking (the Int8 first stage drops no hit)', async () => {
+    // Words no other test here searches for (admin searches span every namespace).
+    const words = ['zephyr', 'quokka', 'saffron', 'tundra', 'obelisk', 'marimba', 'glacier', 'pylon', 'walnut', 'cobalt', 'lantern', 'meadow', 'falcon', 'ember', 'harbor', 'violet'];
+    const pick = (i: number, k: number) => words[(i * 7 + k * 5 + ((i * k) % 11)) % words.length];
+    await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        append({ thread_id: `t${i % 6}`, role: i % 2 ? 'assistant' : 'user', msg_id: `m${i}`, content: `turn ${i}: ${[0, 1, 2, 3, 4].map((k) => pick(i, k)).join(' ')}` }),
+      ),
+    );
+    const storage = loom.gateway.runtime.storage;
+    const stored = await storage.query<{ msg_id: string; embedding: number[] }>(
+      `SELECT msg_id, embedding FROM ${storage.tables.conversationEmbeddings} FINAL WHERE namespace = {ns:String}`,
+      { ns },
+    );
+    expect(stored).toHaveLength(300);
+    const cosine = (a: number[], b: number[]) => {
+      let dot = 0, na = 0, nb = 0;
+      for (let i = 0; i < a.length; i += 1) (dot += a[i]! * b[i]!), (na += a[i]! ** 2), (nb += b[i]! ** 2);
+      return dot / Math.sqrt(na * nb);
+    };
+    for (const query of ['zephyr quokka tundra', 'cobalt lantern ember', 'falcon harbor violet meadow', 'glacier pylon']) {
+      const [q] = await provider.inner.embed([query]);
+      const exact = stored
+        .map((r) => ({ msg_id: r.msg_id, score: cosine(r.embedding, q!) }))
+        .filter((r) => r.score >= 0.3)
+        .sort((a, b) => b.score - a.score)
+        .slice(0, 10);
+      expect(exact.length).toBeGreaterThan(3);
+      const { hits } = await op('conversation.search', { query, limit: 10 });
+      expect(hits.map((h: { msg_id: string }) => h.msg_id)).toEqual(exact.map((e) => e.msg_id));
+      hits.forEach((h: { score: number }, i: number) => expect(h.score).toBeCloseTo(exact[i]!.score, 4));
+    }
+  });
+
   it('CONV-SEARCH-03: hits are ordered by cosine similarity and those under the live floor are dropped', async () => {
     await append({ thread_id: 't', role: 'user', content: 'rotate the database credentials' });
     await append({ thread_id: 't', role: 'user', content: 'rotate the database credentials before the audit on friday morning with the security team' });
