@@ -60,7 +60,7 @@ describe('Gateway: tokens, health, metrics, logs and traces', () => {
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('not_found');
   });
 
-  it('/healthz answers, /readyz checks storage and transport, /metrics serves op latency, embed batch sizes and failures', async () => {
+  it('/healthz answers, /readyz checks storage and transport, /metrics serves op latency, embed batch sizes and failures, and write-behind flushes', async () => {
     expect(JSON.parse((await loom.admin.get('/healthz')).text)).toEqual({ status: 'ok' });
     const ready = await loom.admin.get('/readyz');
     expect(ready.status).toBe(200);
@@ -68,7 +68,10 @@ describe('Gateway: tokens, health, metrics, logs and traces', () => {
     const ns = uniqueNamespace();
     await loom.record(ns);
     await loom.admin.ok('conversation.append', { namespace: ns, thread_id: 't', role: 'user', content: 'metrics please' });
+    // A read waits for the flush of the embedded write-behind queue.
+    await loom.admin.ok('conversation.list', { namespace: ns, thread_id: 't' });
     const metrics = (await loom.admin.get('/metrics')).text;
+    expect(metrics).toMatch(/loom_write_behind_flush_rows_count\{[^}]*\} [1-9]/);
     expect(metrics).toMatch(/loom_op_duration_seconds_count\{[^}]*op="conversation\.append"[^}]*status="200"[^}]*\} [1-9]/);
     expect(metrics).toContain('loom_append_total{outcome="stored"');
     expect(metrics).toContain('loom_embed_failures_total');

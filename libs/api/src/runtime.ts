@@ -33,6 +33,10 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
     ...config.clickhouse,
     dataDir: config.dataDir,
     writeBehind: {
+      onFlush: (e) => {
+        metrics.writeBehindFlushRows.observe(e.rows);
+        metrics.writeBehindFlushDuration.observe(e.ms / 1000);
+      },
       onReplay: (e) => logger.warn(e, 'replayed the write-ahead log: acknowledged writes a stop kept from storage are stored now'),
       onFailure: (error) => logger.error({ err: error }, 'storage did not take a flush of acknowledged writes; they stay in the write-ahead log and are retried'),
     },

@@ -39,7 +39,7 @@ export interface LoomConfig {
 export const ConfigVariables: ReadonlyArray<{ name: string; default: string; meaning: string }> = [
   { name: 'LOOM_PORT', default: '7777', meaning: 'HTTP port of the gateway (the API, /healthz, /readyz, /metrics)' },
   { name: 'LOOM_HOST', default: '127.0.0.1', meaning: 'address the gateway listens on (0.0.0.0 in containers)' },
-  { name: 'LOOM_DATA_DIR', default: './.loom', meaning: 'embedded mode: where chDB keeps its data and where `loom up` writes admin-token' },
+  { name: 'LOOM_DATA_DIR', default: './.loom', meaning: 'embedded mode: where chDB keeps its data and its write-ahead log (wal/), and where `loom up` writes admin-token' },
   { name: 'LOOM_CLICKHOUSE_URL', default: '(unset: embedded chDB)', meaning: 'a ClickHouse server over HTTP, e.g. http://clickhouse:8123' },
   { name: 'LOOM_CLICKHOUSE_USER', default: 'default', meaning: 'ClickHouse user (server mode)' },
   { name: 'LOOM_CLICKHOUSE_PASSWORD', default: '(empty)', meaning: 'ClickHouse password (server mode; never logged)' },

@@ -8,6 +8,8 @@ export class LoomMetrics {
   readonly embedFailures: Counter<'reason'>;
   readonly appendBatchSize: Histogram<string>;
   readonly appendOutcomes: Counter<'outcome'>;
+  readonly writeBehindFlushRows: Histogram<string>;
+  readonly writeBehindFlushDuration: Histogram<string>;
 
   constructor(service: string, options: { defaultMetrics?: boolean } = {}) {
     this.registry.setDefaultLabels({ service });
@@ -41,6 +43,18 @@ export class LoomMetrics {
       name: 'loom_append_total',
       help: 'Appends by outcome (stored, duplicate, logging_disabled, deleted)',
       labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+    this.writeBehindFlushRows = new Histogram({
+      name: 'loom_write_behind_flush_rows',
+      help: 'Embedded engine: acknowledged rows one flush of the write-ahead queue moved into storage',
+      buckets: [1, 4, 16, 64, 256, 1024, 4096, 16384],
+      registers: [this.registry],
+    });
+    this.writeBehindFlushDuration = new Histogram({
+      name: 'loom_write_behind_flush_seconds',
+      help: 'Embedded engine: time one flush of the write-ahead queue took (all its inserts)',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [this.registry],
     });
   }
