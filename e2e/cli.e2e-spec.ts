@@ -20,8 +20,11 @@ describe('loom CLI (embedded)', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const startUp = async (port: number): Promise<ManagedProcess> => {
-    const p = launch('loom up', process.execPath, [CLI, 'up'], { ...env, LOOM_PORT: String(port) });
+  let lastPort = 0;
+  const upUrl = (): string => `http://127.0.0.1:${lastPort}`;
+  const startUp = async (port: number, withEnv: Record<string, string | undefined> = env): Promise<ManagedProcess> => {
+    lastPort = port;
+    const p = launch('loom up', process.execPath, [CLI, 'up'], { ...withEnv, LOOM_PORT: String(port) });
     await waitFor('loom up', () => httpOk(`http://127.0.0.1:${port}/readyz`), { processes: [p] });
     await waitFor('the start-up banner', async () => p.output().includes('stop: Ctrl-C'), { processes: [p] });
     return p;
@@ -70,5 +73,26 @@ describe('loom CLI (embedded)', () => {
     expect(up.output()).not.toContain(admin);
     expect(up.output()).toContain(`admin token: in ${join(dataDir, 'admin-token')}`);
     expect((await new LoomApi(`http://127.0.0.1:${port}`, admin).call('conversation.threads', { namespace: 'acme' })).status).toBe(200);
+  });
+
+  it('loom reembed refuses while loom up holds the data directory, and after a provider switch gives old turns vectors of the new model, with progress (CONV-EMBED-03)', async () => {
+    const refused = await run(process.execPath, [CLI, 'reembed'], { env: { ...env, LOOM_PORT: new URL(upUrl()).port } }).catch((e: { stderr: string; code: number }) => e);
+    expect((refused as { code: number }).code).toBe(1);
+    expect((refused as { stderr: string }).stderr).toContain('Stop `loom up`, run `loom reembed`, then start it again');
+    await up?.stop();
+    up = undefined;
+    // A different vector size is a different model: hashed-v1-256.
+    const switched = { ...env, LOOM_EMBEDDINGS_DIMS: '256', LOOM_PORT: String(await freePort()) };
+    const { stdout } = await run(process.execPath, [CLI, 'reembed', '--namespace', 'acme'], { env: switched });
+    expect(stdout).toMatch(/^\[0\/1\] re-embedded 0, skipped 0 \(model hashed-v1-256\)$/m);
+    expect(stdout).toMatch(/^\[1\/1\] re-embedded 1, skipped 0/m);
+    expect(stdout).toContain('re-embedded 1 turn(s) with hashed-v1-256');
+    const again = await run(process.execPath, [CLI, 'reembed'], { env: switched });
+    expect(again.stdout).toContain('nothing to re-embed');
+    const port = await freePort();
+    up = await startUp(port, switched);
+    const admin = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+    const found = await new LoomApi(`http://127.0.0.1:${port}`, admin).ok('conversation.search', { namespace: 'acme', query: 'from the CLI token' });
+    expect(found).toMatchObject({ mode: 'vector', hits: [{ msg_id: expect.any(String), excerpt: 'from the CLI token' }] });
   });
 });

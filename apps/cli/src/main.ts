@@ -4,11 +4,19 @@ import { ConfigError } from '@loom/platform';
 import { upCommand } from './commands/up.command';
 import { migrateCommand } from './commands/migrate.command';
 import { tokenCreateCommand } from './commands/token.command';
+import { reembedCommand } from './commands/reembed.command';
 
 const program = new Command('loom').description('Loom: a memory of coding-agent sessions').showHelpAfterError();
 
 program.command('up').description('start Loom in one process: embedded ClickHouse (chDB), in-process transport, gateway').action(upCommand);
 program.command('migrate').description('apply pending schema migrations to the configured ClickHouse').action(migrateCommand);
+
+program
+  .command('reembed')
+  .description("give stored turns vectors of the configured embedding model (after a provider switch), from each embedding row's stored text")
+  .option('--namespace <ns>', 'only this namespace (default: every namespace)')
+  .option('--all', 'also re-embed turns that already have a vector of the current model')
+  .action(reembedCommand);
 
 const token = program.command('token').description('API tokens');
 token

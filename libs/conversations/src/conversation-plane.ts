@@ -6,6 +6,7 @@ import { EmbeddingWriter } from './append/embedding.writer';
 import { TranscriptWriter } from './append/transcript.writer';
 import { EmbeddingClient } from './embedding/embedding.client';
 import { ReadService } from './read/read.service';
+import { ReembedService } from './reembed/reembed.service';
 import { TurnsRepository } from './read/turns.repository';
 import { RecordingService } from './recording/recording.service';
 import { SearchService } from './search/search.service';
@@ -36,6 +37,7 @@ export interface ConversationPlane {
   read: ReadService;
   threads: ThreadsService;
   search: SearchService;
+  reembed: ReembedService;
   fence: ThreadFence;
 }
 
@@ -63,6 +65,7 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
     read: new ReadService(turns, meta, settings),
     threads: new ThreadsService(meta, turns, recording),
     search: new SearchService(storage, embedder, settings),
+    reembed: new ReembedService(storage, embedder, options.fence),
     fence: options.fence,
   };
 }
