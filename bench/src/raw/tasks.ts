@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { HashedEmbeddingProvider } from '@loom/providers';
-import { candidatesFor, quantize, vectorSearchStatement } from '@loom/conversations';
+import { candidatesFor, quantize, vectorCandidatesStatement } from '@loom/conversations';
 import { drive, type DriveResult } from '../workload/driver';
 import { transcriptRow, TurnGenerator } from '../workload/text';
 import { elapsedMs, summarize, type LatencySummary } from '../util/stats';
@@ -222,7 +222,6 @@ export interface SearchBaselineResult {
   options: SearchOption[];
   /** Loom's exact vector-search SQL on Loom's own table (FINAL, filters, floor), at the loaded size. */
   loomSql: LatencySummary;
-  loomSqlNoFinal: LatencySummary;
   loomTable: { rows: number; activeParts: number };
   queryEmbedMs: LatencySummary;
 }
@@ -278,11 +277,9 @@ async function searchBaseline(client: ClickHouseClient, task: Extract<RawTask, {
     sizes.push({ rows: Number(info?.n ?? 0), bruteForce, build: { ms: Math.round(buildMs), parts: Number(parts?.n ?? 0) } });
   }
   const options = await searchOptions(client, sizes.length ? `bench_raw_search.vectors_${task.sizes[task.sizes.length - 1]}` : '', vectors, task, log);
-  // Loom's own statement (the one conversation.search runs), on its own table.
-  const loomQuery = (final: boolean): string => {
-    const sql = vectorSearchStatement(src, ['deleted = 0', 'namespace IN {namespaces:Array(String)}', 'agent = {agent:String}', "embed_error = ''", 'model = {model:String}']);
-    return final ? sql : sql.replace(' FINAL', '');
-  };
+  // Loom's own first stage (the statement conversation.search runs; the latest-version pick
+  // that follows it runs in the gateway), on its own table.
+  const loomQuery = (): string => vectorCandidatesStatement(src, ['namespace IN {namespaces:Array(String)}', 'agent = {agent:String}', "embed_error = ''", 'model = {model:String}']);
   const loomParams = (i: number): Record<string, unknown> => ({
     q: vectors[i % vectors.length],
     q16: quantize(vectors[i % vectors.length]!),
@@ -294,10 +291,8 @@ async function searchBaseline(client: ClickHouseClient, task: Extract<RawTask, {
     limit: task.limit,
     chars: task.excerptChars,
   });
-  const loomSql = await measure(loomQuery(true), loomParams);
-  log(`  Loom's search SQL (FINAL) on its own table: p50 ${loomSql.p50} ms, p95 ${loomSql.p95} ms`);
-  const loomSqlNoFinal = await measure(loomQuery(false), loomParams);
-  log(`  Loom's search SQL without FINAL: p50 ${loomSqlNoFinal.p50} ms, p95 ${loomSqlNoFinal.p95} ms`);
+  const loomSql = await measure(loomQuery(), loomParams);
+  log(`  Loom's search statement on its own table: p50 ${loomSql.p50} ms, p95 ${loomSql.p95} ms`);
   const [lt] = await rows<{ n: string }>(client, `SELECT count() AS n FROM ${src} WHERE namespace = {ns:String}`, { ns: task.namespace });
   const [lp] = await rows<{ n: string }>(client, `SELECT count() AS n FROM system.parts WHERE database = {db:String} AND table = 'conversation_embeddings' AND active`, {
     db: task.loomDatabase,
@@ -306,7 +301,6 @@ async function searchBaseline(client: ClickHouseClient, task: Extract<RawTask, {
     sizes,
     options,
     loomSql,
-    loomSqlNoFinal,
     loomTable: { rows: Number(lt?.n ?? 0), activeParts: Number(lp?.n ?? 0) },
     queryEmbedMs: summarize(embedSamples),
   };
@@ -357,7 +351,7 @@ async function searchOptions(
       query: `CREATE TABLE ${table}_q8 (msg_id String, embedding Array(Float32),
                 embedding_scale Float32 MATERIALIZED if(length(embedding) = 0, 0, arrayMax(arrayMap(x -> abs(x), embedding)) / 127),
                 embedding_q8 Array(Int8) MATERIALIZED if(embedding_scale = 0, arrayMap(x -> toInt8(0), embedding), arrayMap(x -> toInt8(round(x / embedding_scale)), embedding)))
-              ENGINE = MergeTree ORDER BY tuple() SETTINGS index_granularity = 256`,
+              ENGINE = MergeTree ORDER BY tuple() SETTINGS index_granularity = 64`,
     });
     const t = process.hrtime.bigint();
     await client.command({ query: `INSERT INTO ${table}_q8 (msg_id, embedding) SELECT msg_id, embedding FROM ${table}` });
@@ -377,7 +371,7 @@ async function searchOptions(
       ids.push(got.map((g) => g.msg_id));
     }
     const latency = summarize(samples);
-    out.push({ name: `Loom's two stages: Int8 ranking, exact re-score of the best ${candidatesFor(task.limit)} (granularity 256)`, latency, overlapWithExact: overlap(ids), buildMs });
+    out.push({ name: `Loom's two stages: Int8 ranking, exact re-score of the best ${candidatesFor(task.limit)} (granularity 64)`, latency, overlapWithExact: overlap(ids), buildMs });
     log(`  option: Int8 + exact re-score: p50 ${latency.p50} ms, p95 ${latency.p95} ms, top-10 overlap ${overlap(ids)}`);
   } catch (error) {
     log(`  option Int8 + re-score failed: ${error instanceof Error ? error.message.slice(0, 160) : String(error)}`);

@@ -287,8 +287,8 @@ function searchSection(s: SearchPartResult, meta: RunMeta): string {
   const last = s.sizes[s.sizes.length - 1];
   out.push('');
   out.push(
-    `**Where the time goes** at ${last?.turns.toLocaleString('en-US')} turns: Loom's own search SQL run directly on its table (Int8 ranking of every matching row, exact re-score of the best, FINAL, namespace/agent/model filters, floor) takes p50 ${f(b.loomSql.p50)} / p95 ${f(b.loomSql.p95)} ms ` +
-      `(without FINAL: ${f(b.loomSqlNoFinal.p50)} / ${f(b.loomSqlNoFinal.p95)} ms) against ${f(b.sizes[b.sizes.length - 1]?.bruteForce.p50)} / ${f(b.sizes[b.sizes.length - 1]?.bruteForce.p95)} ms for the plain scan; ` +
+    `**Where the time goes** at ${last?.turns.toLocaleString('en-US')} turns: Loom's own search statement run directly on its table (Int8 ranking of every row matching the namespace/agent/model filters, exact re-score of the best ${'`2 × limit + 20`'}, no FINAL) takes p50 ${f(b.loomSql.p50)} / p95 ${f(b.loomSql.p95)} ms ` +
+      `against ${f(b.sizes[b.sizes.length - 1]?.bruteForce.p50)} / ${f(b.sizes[b.sizes.length - 1]?.bruteForce.p95)} ms for the plain scan; ` +
       `the table had ${b.loomTable.activeParts} active parts. Embedding the query (hashed, in JS) costs p50 ${f(b.queryEmbedMs.p50, 2)} ms. ` +
       `The rest of the API p50 (${f(last?.namespaceWide.p50)} ms) is HTTP, auth, validation, the settings lookup and the embedder round trip.`,
   );

@@ -2,8 +2,8 @@
 -- * `embedding_q8` / `embedding_scale`: each vector quantised to Int8 with its own scale, four
 --   times smaller than Float32. Search ranks every row on these, then re-scores the few best
 --   with the exact Float32 vector (read lazily, only for those rows).
--- * index_granularity 256: a lazily read row costs a granule; at 8,192 rows of 1.5 KB vectors a
---   granule is 12 MB, at 256 it is 400 KB.
+-- * index_granularity 64: a lazily read row costs a granule; at 8,192 rows of 1.5 KB vectors a
+--   granule is 12 MB, at 64 it is 100 KB.
 CREATE TABLE IF NOT EXISTS {db}.conversation_embeddings_next {on_cluster}
 (
     namespace String,
@@ -30,4 +30,4 @@ CREATE TABLE IF NOT EXISTS {db}.conversation_embeddings_next {on_cluster}
 )
 ENGINE = {replacing}(version)
 ORDER BY (namespace, thread_id, msg_id)
-SETTINGS index_granularity = 256
+SETTINGS index_granularity = 64

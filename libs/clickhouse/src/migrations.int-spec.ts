@@ -77,7 +77,7 @@ describe('migrations', () => {
          FROM system.tables WHERE database = {db:String} AND name = 'conversation_embeddings'`,
         { db: storage.tables.database },
       );
-      expect(meta!.settings).toContain('index_granularity = 256');
+      expect(meta!.settings).toContain('index_granularity = 64');
       expect(meta!.tables).toEqual(['conversation_embeddings']);
     } finally {
       await storage.command(`DROP DATABASE IF EXISTS ${storage.tables.database}`);

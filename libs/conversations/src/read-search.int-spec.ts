@@ -177,6 +177,15 @@ describe('Reading & search', () => {
     }
   });
 
+  it('CONV-SEARCH-03: tombstoned turns never show and never crowd out live ones, however many rank above them', async () => {
+    const storage = loom.gateway.runtime.storage;
+    for (let i = 0; i < 60; i += 1) await append({ thread_id: 'gone', role: 'user', msg_id: `d${i}`, content: `kestrel nebula quartz variant ${i}` });
+    for (let i = 0; i < 5; i += 1) await append({ thread_id: 'kept', role: 'user', msg_id: `k${i}`, content: `kestrel nebula quartz and the rest of a longer live turn number ${i} about other things` });
+    for (let i = 0; i < 60; i += 1) await tombstoneTurn(storage, { namespace: ns, thread_id: 'gone', msg_id: `d${i}` }, loom.gateway.runtime.plane.fence);
+    const { hits } = await op('conversation.search', { query: 'kestrel nebula quartz', limit: 10 });
+    expect(hits.map((h: { msg_id: string }) => h.msg_id).sort()).toEqual(['k0', 'k1', 'k2', 'k3', 'k4']);
+  });
+
   it('CONV-SEARCH-03: hits are ordered by cosine similarity and those under the live floor are dropped', async () => {
     await append({ thread_id: 't', role: 'user', content: 'rotate the database credentials' });
     await append({ thread_id: 't', role: 'user', content: 'rotate the database credentials before the audit on friday morning with the security team' });

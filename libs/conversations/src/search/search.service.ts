@@ -4,6 +4,7 @@ import { ALL_AGENTS, Defaults, type SearchHit, type SearchTurnsRequest, type Sea
 import { readsAsHigh } from '@loom/sensitivity';
 import type { EmbeddingClient } from '../embedding/embedding.client';
 import type { LiveSettingsService } from '../settings/live-settings.service';
+import { candidatesFor, latestLive, needsMoreCandidates, quantize, rankExact, vectorCandidatesStatement, type CandidateRow } from './vector-ranking';
 
 interface HitRow {
   namespace: string;
@@ -50,8 +51,9 @@ export class SearchService {
     return { hits: rows.map(toHit), mode: 'substring' };
   }
 
-  private filters(scope: NamespaceSet, agent: string, input: SearchTurnsRequest, params: Record<string, unknown>): string[] {
-    const conditions = ['deleted = 0'];
+  /** The caller's filters; `deleted = 0` too unless the ranking resolves versions itself. */
+  private filters(scope: NamespaceSet, agent: string, input: SearchTurnsRequest, params: Record<string, unknown>, options: { live: boolean } = { live: true }): string[] {
+    const conditions = options.live ? ['deleted = 0'] : [];
     if (!scope.all) {
       conditions.push('namespace IN {namespaces:Array(String)}');
       params['namespaces'] = scope.namespaces;
@@ -81,19 +83,17 @@ export class SearchService {
     input: SearchTurnsRequest,
     options: { vector: number[]; model: string; floor: number; limit: number; excerptChars: number },
   ): Promise<HitRow[]> {
-    const params: Record<string, unknown> = {
-      q: options.vector,
-      q16: quantize(options.vector),
-      candidates: candidatesFor(options.limit),
-      model: options.model,
-      floor: options.floor,
-      limit: options.limit,
-      chars: options.excerptChars,
-    };
-    const conditions = this.filters(scope, agent, input, params);
+    const params: Record<string, unknown> = { q: options.vector, q16: quantize(options.vector), chars: options.excerptChars };
+    const conditions = this.filters(scope, agent, input, params, { live: false });
     // Rows whose embed failed have no vector and stay out; vectors of another model are never compared.
     conditions.push("embed_error = ''", 'model = {model:String}');
-    return this.storage.query<HitRow>(vectorSearchStatement(this.storage.tables.conversationEmbeddings, conditions), params);
+    params['model'] = options.model;
+    const statement = vectorCandidatesStatement(this.storage.tables.conversationEmbeddings, conditions);
+    for (let pool = candidatesFor(options.limit); ; pool *= 4) {
+      const rows = await this.storage.query<CandidateRow>(statement, { ...params, candidates: pool });
+      const live = latestLive(rows);
+      if (!needsMoreCandidates(pool, rows.length, live.length, options.limit)) return rankExact(live, options.floor, options.limit);
+    }
   }
 
   private async substringSearch(scope: NamespaceSet, agent: string, input: SearchTurnsRequest, options: { limit: number; excerptChars: number }): Promise<HitRow[]> {
@@ -109,44 +109,6 @@ export class SearchService {
       params,
     );
   }
-}
-
-/**
- * The vector search statement. Two stages in one statement: every row matching `conditions` is
- * ranked on its Int8 copy (a quarter of the bytes of the Float32 scan), then the best
- * candidates are re-scored exactly; text and the Float32 vector are read only for those (lazy
- * materialisation). The floor and the order apply to the exact score. Parameters: q, q16,
- * candidates, floor, limit, chars, plus those of `conditions`.
- */
-export function vectorSearchStatement(table: string, conditions: readonly string[]): string {
-  return `SELECT namespace, thread_id, msg_id, agent, role, run_id, user_id, ts,
-            substringUTF8(text, 1, {chars:UInt32}) AS excerpt,
-            1 - cosineDistance(embedding, {q:Array(Float32)}) AS score
-     FROM (
-       SELECT namespace, thread_id, msg_id, agent, role, run_id, user_id, ts, text, embedding
-       FROM ${table} FINAL
-       WHERE ${conditions.join(' AND ')}
-       ORDER BY dotProduct(embedding_q8, {q16:Array(Int16)}) * embedding_scale DESC
-       LIMIT {candidates:UInt32}
-     )
-     WHERE score >= {floor:Float64}
-     ORDER BY score DESC, ts DESC
-     LIMIT {limit:UInt32}`;
-}
-
-/**
- * How many rows the quantised ranking hands to the exact one. Int8 rounding moves a score by
- * well under 0.01, so the true top `limit` sits far inside this many (measured: 1.000 of the
- * exact top 10 at 100k turns with 40 candidates).
- */
-export function candidatesFor(limit: number): number {
-  return 2 * limit + 20;
-}
-
-/** The query vector on the stored vectors' Int8 scale (Int16, so the dot product cannot overflow Int16). */
-export function quantize(vector: readonly number[]): number[] {
-  const max = vector.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
-  return max === 0 ? vector.map(() => 0) : vector.map((x) => Math.round((x / max) * 127));
 }
 
 function toHit(row: HitRow): SearchHit {

@@ -1,0 +1,94 @@
+/**
+ * Vector ranking in two stages (ADR 0005), with no FINAL.
+ *
+ * Stage 1 runs in the engine. Every row matching the filters is ranked on its Int8 copy (a
+ * quarter of the bytes of the Float32 scan). The best rows are re-scored exactly, and ClickHouse
+ * reads `text` and the Float32 vector only for those rows (lazy materialisation).
+ *
+ * Stage 2 runs here. Of the versions of one turn among the candidates, the latest wins, and a
+ * tombstone removes the turn; this is what FINAL would do, but FINAL over the whole namespace
+ * costs more than the ranking itself.
+ *
+ * Why this is exact:
+ * - The columns the filters read (namespace, agent, thread, run, role, embed_error) never change
+ *   between versions of an embedding row.
+ * - A re-embed's new version carries the current model, and old-model versions are filtered out.
+ * - A tombstone copies the row and its vector, so it ranks beside the version it retires. The
+ *   higher version wins the tie.
+ * - When superseded versions crowd the candidates, `needsMoreCandidates` asks for a larger pool.
+ */
+
+import type { TurnRole } from '@loom/contracts';
+
+export interface CandidateRow {
+  namespace: string;
+  thread_id: string;
+  msg_id: string;
+  agent: string;
+  role: TurnRole;
+  run_id: string;
+  user_id: string;
+  ts: string;
+  excerpt: string;
+  score: number;
+  deleted: boolean | number;
+  version: string;
+}
+
+/** The stage-1 statement. Parameters: q, q16, candidates, chars, plus those of `conditions`. */
+export function vectorCandidatesStatement(table: string, conditions: readonly string[]): string {
+  return `SELECT namespace, thread_id, msg_id, agent, role, run_id, user_id, ts,
+            substringUTF8(text, 1, {chars:UInt32}) AS excerpt,
+            1 - cosineDistance(embedding, {q:Array(Float32)}) AS score,
+            deleted, toString(version) AS version
+     FROM (
+       SELECT namespace, thread_id, msg_id, agent, role, run_id, user_id, ts, text, embedding, deleted, version
+       FROM ${table}
+       WHERE ${conditions.join(' AND ')}
+       ORDER BY dotProduct(embedding_q8, {q16:Array(Int16)}) * embedding_scale DESC, version DESC
+       LIMIT {candidates:UInt32}
+     )`;
+}
+
+/**
+ * How many live turns the quantised ranking hands to the exact one. Int8 rounding moves a
+ * score by well under 0.01, so the true top `limit` sits far inside this many (measured: 1.000
+ * of the exact top 10 at 100k turns with 40 candidates).
+ */
+export function candidatesFor(limit: number): number {
+  return 2 * limit + 20;
+}
+
+/** The query vector on the stored vectors' Int8 scale (as Int16, so the dot product cannot overflow Int16). */
+export function quantize(vector: readonly number[]): number[] {
+  const max = vector.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
+  // Rounded away from zero on halves, symmetric for negative values.
+  return max === 0 ? vector.map(() => 0) : vector.map((x) => Math.sign(x) * Math.round((Math.abs(x) / max) * 127) + 0);
+}
+
+/** Stage 2: the latest version of each turn among the candidates, tombstoned turns dropped. */
+export function latestLive(rows: readonly CandidateRow[]): CandidateRow[] {
+  const latest = new Map<string, CandidateRow>();
+  for (const row of rows) {
+    const key = JSON.stringify([row.namespace, row.thread_id, row.msg_id]);
+    const seen = latest.get(key);
+    if (!seen || BigInt(row.version) > BigInt(seen.version)) latest.set(key, row);
+  }
+  return [...latest.values()].filter((row) => !row.deleted);
+}
+
+/**
+ * A full pool in which superseded versions or tombstones left fewer live turns than the
+ * ranking needs: a larger pool may hold live turns that rank in the top `limit`.
+ */
+export function needsMoreCandidates(pool: number, returned: number, live: number, limit: number): boolean {
+  return returned === pool && live < candidatesFor(limit);
+}
+
+/** Exact score order, newest first on ties, floor applied. */
+export function rankExact<T extends { score: number; ts: string }>(rows: readonly T[], floor: number, limit: number): T[] {
+  return rows
+    .filter((row) => row.score >= floor)
+    .sort((a, b) => b.score - a.score || (a.ts < b.ts ? 1 : a.ts > b.ts ? -1 : 0))
+    .slice(0, limit);
+}
