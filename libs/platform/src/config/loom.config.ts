@@ -54,7 +54,7 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   { name: 'LOOM_EMBEDDINGS_TIMEOUT_MS', default: '10000', meaning: 'provider call timeout in the embedder' },
   { name: 'LOOM_EMBED_REQUEST_TIMEOUT_MS', default: '15000', meaning: 'how long an append or search waits for the embedder before failing open' },
   { name: 'LOOM_EMBEDDER_MAX_BATCH', default: '64', meaning: 'most texts the embedder sends to its provider in one call' },
-  { name: 'LOOM_EMBEDDER_LINGER_MS', default: '2', meaning: 'how long the embedder waits to gather concurrent requests into one batch' },
+  { name: 'LOOM_EMBEDDER_LINGER_MS', default: '0', meaning: 'extra wait to gather concurrent requests into one batch; 0 is group commit (idle: at once; busy: texts that arrive while calls run share the next call)' },
   { name: 'LOOM_EMBEDDER_CONCURRENCY', default: '4', meaning: 'provider calls one embedder replica runs at once' },
   { name: 'LOOM_EMBEDDER_METRICS_PORT', default: '9464', meaning: 'a standalone embedder serves /metrics and /healthz here (0 turns it off)' },
   { name: 'LOOM_CONVERSATION_SEARCH_MIN_SIMILARITY', default: '0.30', meaning: 'cosine floor of conversation.search (live: settings.set overrides it)' },
@@ -164,7 +164,7 @@ export function loadConfig(env: Env = process.env): LoomConfig {
     },
     embedder: {
       maxBatch: int('LOOM_EMBEDDER_MAX_BATCH', 64, 1, 2048),
-      lingerMs: int('LOOM_EMBEDDER_LINGER_MS', 2, 0, 1000),
+      lingerMs: int('LOOM_EMBEDDER_LINGER_MS', 0, 0, 1000),
       concurrency: int('LOOM_EMBEDDER_CONCURRENCY', 4, 1, 256),
       metricsPort: int('LOOM_EMBEDDER_METRICS_PORT', 9464, 0, 65535),
     },
