@@ -4,7 +4,6 @@ import { loadLocomo, threadIdOf, type LocomoData, type LocomoQuestion } from '..
 import { recallTable, type RankedAnswer, type RecallTable } from '../locomo/metrics';
 import { runRawJob } from '../raw/runner';
 import { startEmbeddedLoom } from '../topology/loom';
-import type { LoomClient } from '../util/http';
 import { progress } from '../util/log';
 import { round, summarize, type LatencySummary } from '../util/stats';
 import { drive } from '../workload/driver';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { progress } from '../util/log';
-import { launch } from '../../../libs/testing/src/processes';
+import { launch } from '@loom/testing/processes';
 import type { RawJob } from './child';
 import { runtimeDistDir, runtimeEnv } from '../util/paths';
 

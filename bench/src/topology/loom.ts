@@ -5,7 +5,7 @@ import { connect } from 'nats';
 import { LoomClient } from '../util/http';
 import { progress } from '../util/log';
 import { runtimeDistDir, runtimeEnv } from '../util/paths';
-import { freePort, httpOk, launch, waitFor, type ManagedProcess } from '../../../libs/testing/src/processes';
+import { freePort, httpOk, launch, waitFor, type ManagedProcess } from '@loom/testing/processes';
 
 /** Lines worth counting in Loom's output: storage refusals and logged errors. */
 const WATCH = /too many parts|TOO_MANY_PARTS|"level":(50|60)|\bERROR\b/i;

@@ -1,7 +1,7 @@
 import { ALL_NAMESPACES, LoomError, type ReadScope, type Role } from '@loom/contracts';
 import { randomToken, RefreshingCache, sha256Hex } from '@loom/platform';
 import { coversAllNamespaces, type Principal } from './principal';
-import { TokenRepository, type TokenRow } from './token.repository';
+import type { TokenRepository, TokenRow } from './token.repository';
 
 const TOKEN_PREFIX = 'loom_';
 const CACHE_MS = 5_000;

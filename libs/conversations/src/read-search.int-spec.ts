@@ -159,8 +159,14 @@ describe('Reading & search', () => {
     );
     expect(stored).toHaveLength(300);
     const cosine = (a: number[], b: number[]) => {
-      let dot = 0, na = 0, nb = 0;
-      for (let i = 0; i < a.length; i += 1) (dot += a[i]! * b[i]!), (na += a[i]! ** 2), (nb += b[i]! ** 2);
+      let dot = 0;
+      let na = 0;
+      let nb = 0;
+      for (let i = 0; i < a.length; i += 1) {
+        dot += a[i]! * b[i]!;
+        na += a[i]! ** 2;
+        nb += b[i]! ** 2;
+      }
       return dot / Math.sqrt(na * nb);
     };
     for (const query of ['zephyr quokka tundra', 'cobalt lantern ember', 'falcon harbor violet meadow', 'glacier pylon']) {

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { pipeline, Readable } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { DevEndpointError } from './dev-errors';
 

