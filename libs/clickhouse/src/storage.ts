@@ -2,6 +2,7 @@ import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { LoomError } from '@loom/contracts';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { SharedHandles } from './shared-handles';
 import { tablesFor, type Tables } from './tables';
 import { WriteAheadLog } from './write-behind/write-ahead-log';
 import { WriteBehind, type WriteBehindOptions } from './write-behind/write-behind';
@@ -143,7 +144,7 @@ export class Storage {
 
 // One write-behind queue per database of the embedded engine, shared by every Storage of the
 // process, so that a read through any handle waits for inserts made through any other.
-const writeBehinds = new Map<string, { writeBehind: WriteBehind; refs: number }>();
+const writeBehinds = new SharedHandles<WriteBehind>((queue) => queue.close());
 
 function writeBehindFor(
   client: ClickHouseClient,
@@ -151,69 +152,38 @@ function writeBehindFor(
   tables: Tables,
   hooks: Pick<WriteBehindOptions, 'onFlush' | 'onReplay' | 'onFailure'>,
 ): { writeBehind: WriteBehind; release: () => Promise<void> } {
-  let entry = writeBehinds.get(walDir);
-  if (!entry) {
+  const { value, release } = writeBehinds.acquire(walDir, () => {
     const engine = {
       insert: (table: string, rows: object[]) => client.insert({ table, values: rows, format: 'JSONEachRow' }).then(() => undefined),
       query: async <T>(sql: string, params: Record<string, unknown>) => (await client.query({ query: sql, query_params: params, format: 'JSONEachRow' })).json<T>(),
     };
-    const writeBehind = new WriteBehind(new WriteAheadLog(walDir), engine, {
+    return new WriteBehind(new WriteAheadLog(walDir), engine, {
       tables: WRITE_BEHIND_TABLES(tables),
       maxPendingBytes: 64 * 1024 * 1024,
       retryMs: 1000,
       ...hooks,
     });
-    entry = { writeBehind, refs: 0 };
-    writeBehinds.set(walDir, entry);
-  }
-  const held = entry;
-  held.refs += 1;
-  let released = false;
-  return {
-    writeBehind: held.writeBehind,
-    release: async () => {
-      if (released) return;
-      released = true;
-      held.refs -= 1;
-      if (held.refs === 0 && writeBehinds.get(walDir) === held) {
-        writeBehinds.delete(walDir);
-        await held.writeBehind.close();
-      }
-    },
-  };
+  });
+  return { writeBehind: value, release };
 }
 
 // chDB allows one data directory per process, so every Storage of this process shares one
 // embedded connection, closed when the last user closes.
-let embedded: { path: string; client: ClickHouseClient; refs: number } | undefined;
+const embeddedEngines = new SharedHandles<ClickHouseClient>((client) => client.close());
 
 function openEmbedded(path: string): { client: ClickHouseClient; release: () => Promise<void> } {
-  if (embedded && embedded.path !== path) {
-    throw new Error(`this process already uses the embedded engine at ${embedded.path}; chDB allows one data directory per process`);
+  const [open] = embeddedEngines.keys;
+  if (open !== undefined && open !== path) {
+    throw new Error(`this process already uses the embedded engine at ${open}; chDB allows one data directory per process`);
   }
-  if (!embedded) {
+  const { value, release } = embeddedEngines.acquire(path, () => {
     mkdirSync(path, { recursive: true });
     // Required lazily: the server topology never loads the 550 MB engine.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createChdbConnection } = require('chdb/connection') as typeof import('chdb/connection');
-    const client = createClient({ connection: createChdbConnection({ path }) } as unknown as Parameters<typeof createClient>[0]);
-    embedded = { path, client, refs: 0 };
-  }
-  const handle = embedded;
-  handle.refs += 1;
-  let released = false;
-  return {
-    client: handle.client,
-    release: async () => {
-      if (released) return;
-      released = true;
-      handle.refs -= 1;
-      if (handle.refs === 0 && embedded === handle) {
-        embedded = undefined;
-        await handle.client.close();
-      }
-    },
-  };
+    return createClient({ connection: createChdbConnection({ path }) } as unknown as Parameters<typeof createClient>[0]);
+  });
+  return { client: value, release };
 }
 
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'UND_ERR_SOCKET']);

@@ -1,23 +1,13 @@
 import type { Storage } from '@loom/clickhouse';
 import { toIso } from '@loom/clickhouse';
-import { ALL_AGENTS, Defaults, type SearchHit, type SearchTurnsRequest, type SearchTurnsResponse, type TurnRole } from '@loom/contracts';
+import { ALL_AGENTS, Defaults, type SearchHit, type SearchTurnsRequest, type SearchTurnsResponse } from '@loom/contracts';
 import { readsAsHigh } from '@loom/sensitivity';
 import type { EmbeddingClient } from '../embedding/embedding.client';
 import type { LiveSettingsService } from '../settings/live-settings.service';
 import { candidatesFor, latestLive, needsMoreCandidates, quantize, rankExact, vectorCandidatesStatement, type CandidateRow } from './vector-ranking';
 
-interface HitRow {
-  namespace: string;
-  thread_id: string;
-  msg_id: string;
-  agent: string;
-  role: TurnRole;
-  run_id: string;
-  user_id: string;
-  ts: string;
-  excerpt: string;
-  score?: number;
-}
+/** A hit as read: a vector candidate, or a substring match (which has no score). */
+type HitRow = Omit<CandidateRow, 'deleted' | 'version' | 'score'> & { score?: number };
 
 /** Which namespaces a search covers: a list, or every namespace (an every-namespace token). */
 export type NamespaceSet = { all: true } | { all: false; namespaces: string[] };

@@ -18,22 +18,16 @@
  * - When superseded versions crowd the candidates, `needsMoreCandidates` asks for a larger pool.
  */
 
-import type { TurnRole } from '@loom/contracts';
+import type { EmbeddingRow } from '../rows';
 
-export interface CandidateRow {
-  namespace: string;
-  thread_id: string;
-  msg_id: string;
-  agent: string;
-  role: TurnRole;
-  run_id: string;
-  user_id: string;
-  ts: string;
+/** A stage-1 row: the hit's columns, its exact score, and what stage 2 needs to pick versions. */
+export type CandidateRow = Pick<EmbeddingRow, 'namespace' | 'thread_id' | 'msg_id' | 'agent' | 'role' | 'run_id' | 'user_id' | 'ts'> & {
   excerpt: string;
   score: number;
   deleted: boolean | number;
+  /** UInt64 as text: versions exceed 2^53. */
   version: string;
-}
+};
 
 /** The stage-1 statement. Parameters: q, q16, candidates, chars, plus those of `conditions`. */
 export function vectorCandidatesStatement(table: string, conditions: readonly string[]): string {
