@@ -25,7 +25,7 @@ export type CandidateRow = Pick<EmbeddingRow, 'namespace' | 'thread_id' | 'msg_i
   excerpt: string;
   score: number;
   deleted: boolean | number;
-  /** UInt64 as text: versions exceed 2^53. */
+  /** UInt64 as text, as the client reads 64-bit integers. */
   version: string;
 };
 
