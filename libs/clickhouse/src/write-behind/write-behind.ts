@@ -8,6 +8,12 @@ export interface WriteBehindOptions {
   maxPendingBytes: number;
   /** Pause before a failed flush is tried again. */
   retryMs: number;
+  /**
+   * Longest a logged insert waits for company before a flush when nobody reads (default 200 ms).
+   * Each flush writes one part per table, so under load this bounds the parts the engine must
+   * merge (at most 5 a second per table). A read, a memory bound or a close flushes at once.
+   */
+  flushIntervalMs?: number;
   onFlush?: (event: { rows: number; inserts: number; ms: number }) => void;
   onReplay?: (event: { segments: number; rows: number; alreadyStored: number }) => void;
   onFailure?: (error: unknown) => void;
@@ -42,6 +48,7 @@ export class WriteBehind {
   private closedSegment = 0;
   private flushing: Promise<void> | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
+  private flushTimer: NodeJS.Timeout | undefined;
   private failure: unknown;
   private waiters: Array<{ seq: number; resolve: () => void; reject: (error: unknown) => void }> = [];
   private roomWaiters: Array<() => void> = [];
@@ -75,7 +82,7 @@ export class WriteBehind {
     if (rows.length === 0) return;
     await this.ready;
     while (this.pendingBytes >= this.options.maxPendingBytes) {
-      this.kick();
+      this.flushNow();
       await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
     }
     const entry: LoggedInsert = { table, rows: [...rows] };
@@ -84,7 +91,7 @@ export class WriteBehind {
     this.pendingBytes += bytes;
     this.enqueued += 1;
     for (const w of this.watchers) if (w.table === table) w.listener(entry.rows);
-    this.kick();
+    this.schedule();
   }
 
   /** Resolves once every insert acknowledged before the call is in the engine; rejects (503) while flushes fail. */
@@ -92,12 +99,12 @@ export class WriteBehind {
     await this.ready;
     const target = this.enqueued;
     if (this.flushed >= target) return;
-    if (this.failure !== undefined && this.flushing === undefined) {
-      // A read after a failed flush tries again now rather than waiting out the retry pause.
-      this.clearRetry();
-      this.kick();
-    }
-    return new Promise<void>((resolve, reject) => this.waiters.push({ seq: target, resolve, reject }));
+    // A read after a failed flush tries again now rather than waiting out the retry pause.
+    if (this.failure !== undefined && this.flushing === undefined) this.clearRetry();
+    const settled = new Promise<void>((resolve, reject) => this.waiters.push({ seq: target, resolve, reject }));
+    // Someone reads: the writes before the read are flushed now, not at the next interval.
+    this.flushNow();
+    return settled;
   }
 
   get backlog(): { inserts: number; bytes: number } {
@@ -110,8 +117,27 @@ export class WriteBehind {
       await this.settled();
     } finally {
       this.clearRetry();
+      if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
+      this.flushTimer = undefined;
       this.wal.close();
     }
+  }
+
+  /** A flush within the interval, or at once if a reader or a full buffer waits. */
+  private schedule(): void {
+    if (this.waiters.length > 0 || this.roomWaiters.length > 0) return this.flushNow();
+    if (this.flushTimer !== undefined || this.pending.length === 0) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      this.kick();
+    }, this.options.flushIntervalMs ?? 200);
+    this.flushTimer.unref();
+  }
+
+  private flushNow(): void {
+    if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    this.kick();
   }
 
   private kick(): void {
@@ -119,7 +145,7 @@ export class WriteBehind {
     this.flushing = this.drain().finally(() => {
       this.flushing = undefined;
       // Inserts that arrived during the last round trip form the next flush.
-      if (this.failure === undefined) this.kick();
+      if (this.failure === undefined) this.schedule();
     });
   }
 
