@@ -24,6 +24,8 @@ export interface SearchAtSize {
   meanHits: number;
   vectorMode: number;
   queries: number;
+  /** How long the load's background merges took to finish before measuring, and the parts left. */
+  settle?: { ms: number; activeParts: number; merged: boolean };
 }
 
 export interface SearchPartResult {
@@ -76,7 +78,9 @@ export async function runSearchPart(ctx: BenchContext): Promise<SearchPartResult
       loaded += result.ok;
       load.push({ toTurns: size, result });
       progress(`  loaded: ${loaded} turns (${result.throughput}/s, ${result.failed} failed)`);
-      results.push(await measure(client, loaded, queries));
+      const settle = await settleMerges(client);
+      progress(`  background merges ${settle.merged ? 'settled' : 'still running'} after ${Math.round(settle.ms / 1000)} s; ${settle.activeParts} active parts in conversation_embeddings`);
+      results.push({ ...(await measure(client, loaded, queries)), settle });
       const r = results[results.length - 1]!;
       progress(
         `search @ ${loaded} turns: p50 ${r.namespaceWide.p50} ms, p95 ${r.namespaceWide.p95} ms (namespace-wide); thread-scoped p95 ${r.threadScoped.p95} ms; ` +
@@ -109,7 +113,27 @@ export async function runSearchPart(ctx: BenchContext): Promise<SearchPartResult
   }
 }
 
-async function measure(client: LoomClient, turns: number, queries: string[]): Promise<SearchAtSize> {
+/**
+ * Steady state before measuring: a bulk load at full speed leaves ClickHouse merging parts for a
+ * while, and those merges take the CPU a search needs. Waits (at most 3 minutes) until Loom's
+ * /metrics shows no merge running three polls in a row.
+ */
+async function settleMerges(client: LoomClient): Promise<{ ms: number; activeParts: number; merged: boolean }> {
+  const started = Date.now();
+  let quiet = 0;
+  let activeParts = 0;
+  while (Date.now() - started < 180_000) {
+    const text = await client.metrics();
+    const merges = Number(/^loom_storage_merges_running(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 'NaN');
+    activeParts = Number(/^loom_storage_active_parts\{[^}]*table="conversation_embeddings"[^}]*\} (\d+)/m.exec(text)?.[1] ?? 0);
+    quiet = merges === 0 ? quiet + 1 : 0;
+    if (quiet >= 3) return { ms: Date.now() - started, activeParts, merged: true };
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+  return { ms: Date.now() - started, activeParts, merged: false };
+}
+
+async function measure(client: LoomClient, turns: number, queries: string[]): Promise<Omit<SearchAtSize, 'settle'>> {
   const search = (body: Record<string, unknown>): Promise<{ ms: number; hits: number; mode: string }> =>
     client.call<{ hits: unknown[]; mode: string }>('conversation.search', { namespace: NAMESPACE, namespace_scope: 'namespace', limit: 10, ...body }).then((r) => {
       if (r.status !== 200) throw new Error(`search answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);

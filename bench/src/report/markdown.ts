@@ -285,6 +285,14 @@ function searchSection(s: SearchPartResult, meta: RunMeta): string {
   );
   const b = s.baseline;
   const last = s.sizes[s.sizes.length - 1];
+  const settled = s.sizes.filter((z) => z.settle);
+  if (settled.length > 0) {
+    out.push('');
+    out.push(
+      'Each size is measured in steady state: after the load, the bench waits until Loom\'s `/metrics` shows no background merge running (`loom_storage_merges_running`). ' +
+        settled.map((z) => `At ${z.turns.toLocaleString('en-US')} turns that took ${f(z.settle!.ms / 1000, 0)} s${z.settle!.merged ? '' : ' (gave up; merges still running)'} and left ${z.settle!.activeParts} active parts.`).join(' '),
+    );
+  }
   out.push('');
   out.push(
     `**Where the time goes** at ${last?.turns.toLocaleString('en-US')} turns: Loom's own search statement run directly on its table (Int8 ranking of every row matching the namespace/agent/model filters, exact re-score of the best ${'`2 × limit + 20`'}, no FINAL) takes p50 ${f(b.loomSql.p50)} / p95 ${f(b.loomSql.p95)} ms ` +

@@ -60,7 +60,7 @@ describe('Gateway: tokens, health, metrics, logs and traces', () => {
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('not_found');
   });
 
-  it('/healthz answers, /readyz checks storage and transport, /metrics serves op latency, embed batch sizes and failures, and write-behind flushes', async () => {
+  it('/healthz answers, /readyz checks storage and transport, /metrics serves op latency, embed batch sizes and failures, write-behind flushes, and storage parts and merges', async () => {
     expect(JSON.parse((await loom.admin.get('/healthz')).text)).toEqual({ status: 'ok' });
     const ready = await loom.admin.get('/readyz');
     expect(ready.status).toBe(200);
@@ -72,6 +72,8 @@ describe('Gateway: tokens, health, metrics, logs and traces', () => {
     await loom.admin.ok('conversation.list', { namespace: ns, thread_id: 't' });
     const metrics = (await loom.admin.get('/metrics')).text;
     expect(metrics).toMatch(/loom_write_behind_flush_rows_count\{[^}]*\} [1-9]/);
+    expect(metrics).toMatch(/loom_storage_active_parts\{[^}]*table="conversations"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(/loom_storage_merges_running\{[^}]*\} \d+/);
     expect(metrics).toMatch(/loom_op_duration_seconds_count\{[^}]*op="conversation\.append"[^}]*status="200"[^}]*\} [1-9]/);
     expect(metrics).toContain('loom_append_total{outcome="stored"');
     expect(metrics).toContain('loom_embed_failures_total');

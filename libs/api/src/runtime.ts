@@ -50,6 +50,7 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
       ...(nats ? { lock: new NatsKvLock(nats.connection) } : {}),
       onProgress: (p) => logger.info({ migration: p.migration, step: `${p.index}/${p.total}` }, 'applying migration'),
     });
+    metrics.reportStorage(() => storage.health());
     const keysStarted = Date.now();
     const storedKeys = await StoredTurnKeys.load(storage);
     if (storedKeys) logger.info({ keys: storedKeys.size, ms: Date.now() - keysStarted }, 'loaded stored turn keys');

@@ -128,6 +128,16 @@ export class Storage {
     }
   }
 
+  /** Active parts per table and merges running, for /metrics. */
+  async health(): Promise<{ activeParts: Record<string, number>; mergesRunning: number }> {
+    const params = { db: this.tables.database };
+    const [parts, merges] = await Promise.all([
+      this.directQuery<{ table: string; parts: string }>('SELECT table, count() AS parts FROM system.parts WHERE database = {db:String} AND active GROUP BY table', params),
+      this.directQuery<{ n: string }>('SELECT count() AS n FROM system.merges WHERE database = {db:String}', params),
+    ]);
+    return { activeParts: Object.fromEntries(parts.map((p) => [p.table, Number(p.parts)])), mergesRunning: Number(merges[0]?.n ?? 0) };
+  }
+
   async ping(): Promise<boolean> {
     try {
       const result = await this.client.ping();

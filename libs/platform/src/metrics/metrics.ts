@@ -1,4 +1,10 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** What storage reports about itself at scrape time. */
+export interface StorageHealth {
+  activeParts: Record<string, number>;
+  mergesRunning: number;
+}
 
 /** The Prometheus metrics of one process. One registry per process, served at /metrics. */
 export class LoomMetrics {
@@ -10,6 +16,10 @@ export class LoomMetrics {
   readonly appendOutcomes: Counter<'outcome'>;
   readonly writeBehindFlushRows: Histogram<string>;
   readonly writeBehindFlushDuration: Histogram<string>;
+  readonly storageActiveParts: Gauge<'table'>;
+  readonly storageMergesRunning: Gauge<string>;
+  private storageProbe: (() => Promise<StorageHealth>) | undefined;
+  private lastHealth: Promise<StorageHealth | undefined> | undefined;
 
   constructor(service: string, options: { defaultMetrics?: boolean } = {}) {
     this.registry.setDefaultLabels({ service });
@@ -57,5 +67,42 @@ export class LoomMetrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [this.registry],
     });
+    // Parts and merges are ClickHouse's health signal: many parts slow reads, and a merge
+    // backlog takes the CPU that reads need.
+    const readHealth = (): Promise<StorageHealth | undefined> => this.health();
+    this.storageActiveParts = new Gauge({
+      name: 'loom_storage_active_parts',
+      help: "Active ClickHouse parts of each of Loom's tables (read from the engine at scrape time)",
+      labelNames: ['table'],
+      registers: [this.registry],
+      async collect() {
+        const health = await readHealth();
+        this.reset();
+        for (const [table, parts] of Object.entries(health?.activeParts ?? {})) this.set({ table }, parts);
+      },
+    });
+    this.storageMergesRunning = new Gauge({
+      name: 'loom_storage_merges_running',
+      help: "Background merges running on Loom's tables (read from the engine at scrape time)",
+      registers: [this.registry],
+      async collect() {
+        const health = await readHealth();
+        if (health) this.set(health.mergesRunning);
+      },
+    });
+  }
+
+  /** Lets /metrics report the storage's parts and merges (the gateway wires its storage here). */
+  reportStorage(probe: () => Promise<StorageHealth>): void {
+    this.storageProbe = probe;
+  }
+
+  /** One probe per scrape, shared by both gauges; a failed probe leaves them unset. */
+  private health(): Promise<StorageHealth | undefined> {
+    if (!this.storageProbe) return Promise.resolve(undefined);
+    this.lastHealth ??= this.storageProbe()
+      .catch(() => undefined)
+      .finally(() => setTimeout(() => (this.lastHealth = undefined), 50).unref());
+    return this.lastHealth;
   }
 }
