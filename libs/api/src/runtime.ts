@@ -37,7 +37,10 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
         metrics.writeBehindFlushRows.observe(e.rows);
         metrics.writeBehindFlushDuration.observe(e.ms / 1000);
       },
-      onReplay: (e) => logger.warn(e, 'replayed the write-ahead log: acknowledged writes a stop kept from storage are stored now'),
+      onReplay: (e) =>
+        e.absentTables
+          ? logger.error(e, 'the write-ahead log holds rows for tables that no longer exist; its segments were set aside (*.set-aside) and nothing else was lost')
+          : logger.warn(e, 'replayed the write-ahead log: acknowledged writes a stop kept from storage are stored now'),
       onFailure: (error) => logger.error({ err: error }, 'storage did not take a flush of acknowledged writes; they stay in the write-ahead log and are retried'),
     },
   });

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** One logged insert: the rows bound for one table. */
@@ -77,6 +77,13 @@ export class WriteAheadLog {
   removeThrough(index: number): void {
     for (const segment of this.segments()) {
       if (segment.index <= index && !(this.fd !== undefined && segment.index === this.current)) rmSync(segment.path, { force: true });
+    }
+  }
+
+  /** Renames every closed segment up to `index` so that no start reads it again; the rows stay on disk. */
+  setAsideThrough(index: number): void {
+    for (const segment of this.segments()) {
+      if (segment.index <= index && !(this.fd !== undefined && segment.index === this.current)) renameSync(segment.path, `${segment.path}.set-aside`);
     }
   }
 

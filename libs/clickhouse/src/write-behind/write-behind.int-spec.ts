@@ -96,6 +96,24 @@ describe('write-behind on the embedded engine (acknowledged once logged, flushed
     await restarted.close();
   });
 
+  it('rows logged for a table that no longer exists neither block the start nor vanish: their segments are set aside', async () => {
+    const stuck: EngineCalls = { insert: () => new Promise<void>(() => undefined), query: engineOf(storage).query };
+    const crashed = new WriteBehind(new WriteAheadLog(walDir), stuck, { tables: new Set(['gone_db.conversations']), maxPendingBytes: 64 << 20, retryMs: 50 });
+    await crashed.insert('gone_db.conversations', [turn(1)]);
+    const replays: unknown[] = [];
+    const restarted = new WriteBehind(new WriteAheadLog(walDir), engineOf(storage), {
+      tables: new Set(['gone_db.conversations']),
+      maxPendingBytes: 64 << 20,
+      retryMs: 50,
+      onReplay: (e) => replays.push(e),
+    });
+    await expect(restarted.ready).resolves.toBeUndefined();
+    expect(replays).toEqual([{ segments: 1, rows: 0, alreadyStored: 0, absentTables: ['gone_db.conversations'] }]);
+    expect(new WriteAheadLog(walDir).segments()).toEqual([]);
+    expect(readdirSync(walDir).filter((f) => f.endsWith('.set-aside'))).toHaveLength(1);
+    await restarted.close();
+  });
+
   it('a failed flush makes reads answer 503 while the rows wait in the log; the retry stores each row once', async () => {
     let failures = 2;
     const real = engineOf(storage);

@@ -15,7 +15,7 @@ export interface WriteBehindOptions {
    */
   flushIntervalMs?: number;
   onFlush?: (event: { rows: number; inserts: number; ms: number }) => void;
-  onReplay?: (event: { segments: number; rows: number; alreadyStored: number }) => void;
+  onReplay?: (event: { segments: number; rows: number; alreadyStored: number; absentTables?: string[] }) => void;
   onFailure?: (error: unknown) => void;
 }
 
@@ -217,24 +217,34 @@ export class WriteBehind {
     }
     let total = 0;
     let alreadyStored = 0;
+    const absentTables: string[] = [];
     for (const [table, rows] of byTable) {
       const missing = await this.notYetStored(table, rows);
+      if (missing === undefined) {
+        absentTables.push(table);
+        continue;
+      }
       alreadyStored += rows.length - missing.length;
       total += rows.length;
       if (missing.length > 0) await this.engine.insert(table, missing);
     }
-    this.wal.removeThrough(segments[segments.length - 1]!.index);
-    this.options.onReplay?.({ segments: segments.length, rows: total, alreadyStored });
+    const last = segments[segments.length - 1]!.index;
+    // Rows for a table that no longer exists (its database was dropped) cannot be stored, and
+    // must neither block the start (migrations need storage too) nor vanish: the segments are
+    // set aside under another name, where a later start does not read them.
+    if (absentTables.length > 0) this.wal.setAsideThrough(last);
+    else this.wal.removeThrough(last);
+    this.options.onReplay?.({ segments: segments.length, rows: total, alreadyStored, ...(absentTables.length > 0 ? { absentTables } : {}) });
   }
 
-  /** Rows whose sorting key and version the table does not hold yet. */
-  private async notYetStored(table: string, rows: object[]): Promise<object[]> {
+  /** Rows whose sorting key and version the table does not hold yet; undefined when the table does not exist. */
+  private async notYetStored(table: string, rows: object[]): Promise<object[] | undefined> {
     const [database, name] = table.split('.') as [string, string];
     const [meta] = await this.engine.query<{ sorting_key: string }>(
       'SELECT sorting_key FROM system.tables WHERE database = {database:String} AND name = {name:String}',
       { database, name },
     );
-    if (!meta) throw new Error(`the write-ahead log holds rows for ${table}, which does not exist; run \`loom migrate\` first`);
+    if (!meta) return undefined;
     // Identifiers from the engine's own catalogue, not from input.
     const columns = [...meta.sorting_key.split(',').map((c) => c.trim()), 'version'];
     const identity = (row: Record<string, unknown>): string => JSON.stringify(columns.map((c) => String(row[c])));
