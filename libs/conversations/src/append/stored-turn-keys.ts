@@ -15,8 +15,8 @@ export class StoredTurnKeys {
   /** Undefined where other processes may write the table too (a ClickHouse server). */
   static async load(storage: Storage): Promise<StoredTurnKeys | undefined> {
     const table = storage.tables.conversations;
-    const stored = await storage.query<{ n: string }>(`SELECT uniqExact(namespace, thread_id, msg_id) AS n FROM ${table}`);
-    const filter = new BloomFilter(Math.max(100_000, 2 * Number(stored[0]?.n ?? 0)));
+    // The filter grows by layers as keys arrive, so it needs no count of the stored keys first.
+    const filter = new BloomFilter();
     // Watch first, then read: a key inserted in between lands in the filter either way.
     const unwatch = storage.watchInserts(table, (rows) => {
       for (const row of rows) filter.add(embeddingKey(row as { namespace: string; thread_id: string; msg_id: string }));
