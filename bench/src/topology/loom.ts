@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { connect } from 'nats';
 import { LoomClient } from '../util/http';
 import { progress } from '../util/log';
 import { runtimeDistDir, runtimeEnv } from '../util/paths';
-import { freePort, httpOk, launch, waitFor, type ManagedProcess } from '@loom/testing/processes';
+import { freePort, httpOk, launch, launchNatsServer, waitFor, type ManagedProcess } from '@loom/testing/processes';
 
 /** Lines worth counting in Loom's output: storage refusals and logged errors. */
 const WATCH = /too many parts|TOO_MANY_PARTS|"level":(50|60)|\bERROR\b/i;
@@ -81,19 +80,8 @@ export async function startSplitLoom(options: { workDir: string; database: strin
   const services: ManagedProcess[] = [];
   const token = adminToken();
   try {
-    const natsPort = await freePort();
-    const nats = launch('nats-server', 'nats-server', ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', join(options.workDir, 'nats')], {}, { watch: WATCH });
+    const { server: nats, url: natsUrl } = await launchNatsServer(join(options.workDir, 'nats'), { watch: WATCH });
     procs.push(nats);
-    const natsUrl = `nats://127.0.0.1:${natsPort}`;
-    await waitFor(
-      'nats-server',
-      async () => {
-        const nc = await connect({ servers: natsUrl, reconnect: false, timeout: 500 });
-        await nc.close();
-        return true;
-      },
-      { processes: [nats], timeoutMs: 20_000 },
-    );
 
     const chPort = await freePort();
     const clickhouse = launch(

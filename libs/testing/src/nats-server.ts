@@ -1,8 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from 'nats';
-import { freePort, launch, waitFor } from './processes';
+import { launchNatsServer } from './processes';
 
 export interface TestNats {
   url: string;
@@ -17,18 +16,7 @@ export async function startTestNats(): Promise<TestNats> {
   const external = process.env['LOOM_TEST_NATS_URL'];
   if (external) return { url: external, close: async () => undefined };
   const dir = mkdtempSync(join(tmpdir(), 'loom-nats-'));
-  const port = await freePort();
-  const server = launch('nats-server', 'nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], {});
-  const url = `nats://127.0.0.1:${port}`;
-  await waitFor(
-    'nats-server',
-    async () => {
-      const nc = await connect({ servers: url, reconnect: false, timeout: 500 });
-      await nc.close();
-      return true;
-    },
-    { processes: [server], timeoutMs: 15_000 },
-  );
+  const { server, url } = await launchNatsServer(dir);
   return {
     url,
     close: async () => {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { connect } from 'nats';
 
 /** A free TCP port on loopback (bound and released; the caller binds it next). */
 export function freePort(): Promise<number> {
@@ -96,4 +97,24 @@ export async function httpOk(url: string): Promise<boolean> {
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * nats-server with JetStream on a free loopback port, storing under `storeDir`; resolves once a
+ * client connects. Shared by the test harness and the benchmarks.
+ */
+export async function launchNatsServer(storeDir: string, options: { watch?: RegExp } = {}): Promise<{ server: ManagedProcess; url: string }> {
+  const port = await freePort();
+  const server = launch('nats-server', 'nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {}, options);
+  const url = `nats://127.0.0.1:${port}`;
+  await waitFor(
+    'nats-server',
+    async () => {
+      const nc = await connect({ servers: url, reconnect: false, timeout: 500 });
+      await nc.close();
+      return true;
+    },
+    { processes: [server], timeoutMs: 20_000 },
+  );
+  return { server, url };
 }

@@ -107,10 +107,6 @@ export class WriteBehind {
     return settled;
   }
 
-  get backlog(): { inserts: number; bytes: number } {
-    return { inserts: this.pending.length, bytes: this.pendingBytes };
-  }
-
   /** Flushes what is pending; the log keeps whatever could not be flushed for the next start. */
   async close(): Promise<void> {
     try {
