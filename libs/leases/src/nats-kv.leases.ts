@@ -1,0 +1,83 @@
+import type { KV, NatsConnection } from 'nats';
+import { randomUUID } from 'node:crypto';
+import { LeaseLostError, pollUntil, type AcquireOptions, type Lease, type LeaseManager } from './lease';
+
+const encoder = new TextEncoder();
+
+/**
+ * Leases on a NATS KV bucket whose max age is the TTL: `create` succeeds for one caller only (the
+ * acquire), `update` at the revision we hold is the renewal (a new message, so a new age), and a
+ * holder that stops renewing loses the key when its message ages out. The stream sequence of
+ * the holder's entry is the fencing token: it only grows.
+ */
+export class NatsKvLeaseManager implements LeaseManager {
+  private kv: Promise<KV> | undefined;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly bucket = 'loom_leases',
+    readonly ttlMs = 30_000,
+  ) {}
+
+  private bucketView(): Promise<KV> {
+    this.kv ??= this.nc.jetstream().views.kv(this.bucket, { ttl: this.ttlMs, history: 1 });
+    return this.kv;
+  }
+
+  acquire(key: string, options: AcquireOptions = {}): Promise<Lease | undefined> {
+    return pollUntil(() => this.tryAcquire(key), { pollMs: 100, ...options });
+  }
+
+  private async tryAcquire(key: string): Promise<Lease | undefined> {
+    const kv = await this.bucketView();
+    const holder = encoder.encode(randomUUID());
+    let revision: number;
+    try {
+      revision = await kv.create(encodeKey(key), holder);
+    } catch (error) {
+      if (isWrongSequence(error)) return undefined;
+      throw error;
+    }
+    const token = revision;
+    const controller = new AbortController();
+    return {
+      key,
+      token,
+      signal: controller.signal,
+      renew: async () => {
+        try {
+          revision = await kv.update(encodeKey(key), holder, revision);
+        } catch (error) {
+          if (!isWrongSequence(error)) throw error;
+          controller.abort(new LeaseLostError(key));
+          throw new LeaseLostError(key);
+        }
+      },
+      release: async () => {
+        if (controller.signal.aborted) return;
+        controller.abort();
+        // Only our own entry: after an expiry the key may be someone else's now.
+        await kv.delete(encodeKey(key), { previousSeq: revision }).catch((error: unknown) => {
+          if (!isWrongSequence(error)) throw error;
+        });
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.kv = undefined;
+  }
+}
+
+/**
+ * KV keys allow few characters and treat `.` as a token separator; lease keys hold free text
+ * (thread ids), so every character outside [-_a-zA-Z0-9] becomes `=` and its UTF-8 bytes in hex.
+ */
+export function encodeKey(key: string): string {
+  return key.replace(/[^-_a-zA-Z0-9]/gu, (c) => `=${Buffer.from(c).toString('hex')}`);
+}
+
+function isWrongSequence(error: unknown): boolean {
+  const message = (error as Error | undefined)?.message ?? '';
+  return /wrong last sequence|key exists/i.test(message) || (error as { api_error?: { err_code?: number } }).api_error?.err_code === 10071;
+}
