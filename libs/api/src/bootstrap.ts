@@ -2,7 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { INestMicroservice } from '@nestjs/common';
 import { EmbedderModule } from '@loom/embedding';
-import { createEmbeddingProvider, type EmbeddingProvider } from '@loom/providers';
+import { createEmbeddingProvider, type EmbeddingProvider, type LlmProvider } from '@loom/providers';
 import { createLogger, installTracing, LoomMetrics, PinoNestLogger, type LoomConfig, type Logger } from '@loom/platform';
 import { serveMetrics } from './http/metrics-server';
 import { InProcessServer, natsMicroserviceOptions } from '@loom/transport';
@@ -18,7 +18,7 @@ export interface RunningGateway {
 }
 
 /** Starts the HTTP gateway on config.host:config.port (0 picks a free port). */
-export async function startGateway(config: LoomConfig, options: { logger?: Logger; metrics?: LoomMetrics } = {}): Promise<RunningGateway> {
+export async function startGateway(config: LoomConfig, options: { logger?: Logger; metrics?: LoomMetrics; llm?: LlmProvider } = {}): Promise<RunningGateway> {
   const runtime = await createGatewayRuntime(config, options);
   const adapter = new FastifyAdapter({ bodyLimit: 8 * 1024 * 1024 });
   // Bodies reach the dispatcher as text, so a malformed JSON body gets Loom's 400, not Fastify's.

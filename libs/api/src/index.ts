@@ -4,3 +4,4 @@ export * from './gateway.module';
 export * from './ops/op-dispatcher';
 export * from './ops/op-handlers';
 export * from './ops/op-context';
+export * from './titler';

@@ -1,11 +1,13 @@
 import { AuthService, TokenRepository } from '@loom/auth';
 import { runMigrations, Storage, type MigrationReport } from '@loom/clickhouse';
-import { createConversationPlane, InProcessThreadFence, StorageCheckedFence, StoredTurnKeys, type ConversationPlane } from '@loom/conversations';
+import { createConversationPlane, InProcessThreadFence, StorageCheckedFence, StoredTurnKeys, type ConversationPlane, type TitlerWorker } from '@loom/conversations';
+import type { LlmProvider } from '@loom/providers';
 import { createLogger, installTracing, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
 import { InProcessRequestClient, NatsKvLock, NatsRequestClient, type RequestClient } from '@loom/transport';
 import { createOpHandlers } from './ops/op-handlers';
 import { OpDispatcher } from './ops/op-dispatcher';
 import { Readiness } from './http/readiness';
+import { createTitlerWorker, embeddedLeases } from './titler';
 
 export interface GatewayRuntime {
   config: LoomConfig;
@@ -18,6 +20,8 @@ export interface GatewayRuntime {
   metrics: LoomMetrics;
   logger: Logger;
   migrations: MigrationReport;
+  /** Embedded only: the titler runs in this process. Split, the titler app runs it. */
+  titler: TitlerWorker | undefined;
   close(): Promise<void>;
 }
 
@@ -25,7 +29,7 @@ export interface GatewayRuntime {
  * Wires the gateway's adapters from config: embedded chDB or a ClickHouse server, the process
  * hub or NATS. Nothing past this function branches on the mode. Migrations run at start.
  */
-export async function createGatewayRuntime(config: LoomConfig, options: { logger?: Logger; metrics?: LoomMetrics } = {}): Promise<GatewayRuntime> {
+export async function createGatewayRuntime(config: LoomConfig, options: { logger?: Logger; metrics?: LoomMetrics; llm?: LlmProvider } = {}): Promise<GatewayRuntime> {
   installTracing(config.traces);
   const logger = options.logger ?? createLogger('gateway', config.logLevel);
   const metrics = options.metrics ?? new LoomMetrics('gateway');
@@ -76,6 +80,8 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
       transport: async () => (transport instanceof NatsRequestClient ? transport.ping() : true),
     });
     const dispatcher = new OpDispatcher(createOpHandlers(plane, auth), auth, metrics, logger);
+    const titler = nats ? undefined : createTitlerWorker(config, { storage, leases: embeddedLeases(), logger, metrics, ...(options.llm ? { llm: options.llm } : {}) });
+    titler?.start();
     return {
       config,
       storage,
@@ -87,7 +93,9 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
       metrics,
       logger,
       migrations,
+      titler,
       close: async () => {
+        await titler?.stop();
         await transport.close();
         await storage.close();
       },

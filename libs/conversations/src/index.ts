@@ -18,3 +18,6 @@ export * from './reembed/reembed.service';
 export * from './threads/threads.service';
 export * from './threads/thread-meta.repository';
 export * from './fencing/thread-fence';
+export * from './titler/title-prompt';
+export * from './titler/titler.service';
+export * from './titler/titler.worker';

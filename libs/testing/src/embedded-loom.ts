@@ -1,7 +1,7 @@
 import { startEmbedder, startGateway, type RunningEmbedder, type RunningGateway } from '@loom/api';
 import type { Role } from '@loom/contracts';
 import { loadConfig, type Logger } from '@loom/platform';
-import type { EmbeddingProvider } from '@loom/providers';
+import type { EmbeddingProvider, LlmProvider } from '@loom/providers';
 import { randomBytes } from 'node:crypto';
 import { LoomApi } from './api.client';
 import { uniqueDatabase, workerDataDir } from './storage.harness';
@@ -27,7 +27,7 @@ export interface TestLoom {
  * the HTTP gateway on a free port.
  */
 export async function startTestLoom(
-  options: { provider?: EmbeddingProvider; env?: Record<string, string>; withEmbedder?: boolean; logger?: Logger } = {},
+  options: { provider?: EmbeddingProvider; llm?: LlmProvider; env?: Record<string, string>; withEmbedder?: boolean; logger?: Logger } = {},
 ): Promise<TestLoom> {
   const adminToken = 'test-admin-' + randomBytes(16).toString('hex');
   const config = loadConfig({
@@ -37,11 +37,13 @@ export async function startTestLoom(
     LOOM_BOOTSTRAP_ADMIN_TOKEN: adminToken,
     LOOM_LOG_LEVEL: 'silent',
     LOOM_EMBED_REQUEST_TIMEOUT_MS: '5000',
+    // Tests run titler passes themselves (runtime.titler.runOnce).
+    LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS: '86400',
     ...options.env,
   });
   const embedderOptions = { ...(options.provider ? { provider: options.provider } : {}), ...(options.logger ? { logger: options.logger } : {}) };
   let embedder: RunningEmbedder | undefined = options.withEmbedder === false ? undefined : await startEmbedder(config, embedderOptions);
-  const gateway = await startGateway(config, options.logger ? { logger: options.logger } : {});
+  const gateway = await startGateway(config, { ...(options.logger ? { logger: options.logger } : {}), ...(options.llm ? { llm: options.llm } : {}) });
   const admin = new LoomApi(gateway.url, adminToken);
   return {
     url: gateway.url,

@@ -10,7 +10,7 @@ export interface OpenAiCompatibleServerOptions {
   /** HTTP status to answer every request with, until changed by setFailure(). */
   failWith?: number;
   /** Reply text for chat completions. Defaults to echoing the last message's content. */
-  chat?: (messages: { role: string; content: string }[]) => string;
+  chat?: (messages: { role: string; content: string }[]) => string | Promise<string>;
   /**
    * Return embedding items in reverse order (their `index` fields stay correct), the way some
    * servers do, so clients can be tested for ordering by `index` rather than by position.
@@ -108,7 +108,7 @@ export async function startOpenAiCompatibleServer(opts: OpenAiCompatibleServerOp
     });
   }
 
-  function answerChat(res: ServerResponse, body: any): void {
+  async function answerChat(res: ServerResponse, body: any): Promise<void> {
     const messages: unknown = body?.messages;
     if (!Array.isArray(messages)) {
       sendError(res, 400, "'messages' must be an array", 'invalid_request_error');
@@ -118,7 +118,7 @@ export async function startOpenAiCompatibleServer(opts: OpenAiCompatibleServerOp
       role: String(m?.role ?? ''),
       content: typeof m?.content === 'string' ? m.content : JSON.stringify(m?.content ?? ''),
     }));
-    const content = chat(normalized);
+    const content = await chat(normalized);
     const promptTokens = normalized.reduce((n, m) => n + countTokens(m.content), 0);
     const completionTokens = countTokens(content);
     sendJson(res, 200, {

@@ -10,6 +10,8 @@ export interface ThreadMetaRow {
   created_at: string;
   updated_at: string;
   deleted: boolean;
+  /** The row's version (present on reads). */
+  version?: number | string;
 }
 
 /** Thread metadata rows (title, metadata, run_id) written by create and update. */
@@ -18,7 +20,7 @@ export class ThreadMetaRepository {
 
   async find(namespace: string, threadId: string): Promise<ThreadMetaRow | undefined> {
     const rows = await this.storage.query<ThreadMetaRow>(
-      `SELECT namespace, thread_id, title, metadata, run_id, created_at, updated_at, deleted
+      `SELECT namespace, thread_id, title, metadata, run_id, created_at, updated_at, deleted, version
        FROM ${this.storage.tables.conversationThreads} FINAL
        WHERE namespace = {ns:String} AND thread_id = {thread:String} AND deleted = 0 LIMIT 1`,
       { ns: namespace, thread: threadId },
@@ -37,9 +39,14 @@ export class ThreadMetaRepository {
     return new Map(rows.map((r) => [r.thread_id, r]));
   }
 
-  async write(row: Omit<ThreadMetaRow, 'updated_at' | 'deleted'>): Promise<void> {
+  /**
+   * `version` defaults to a fresh one, which supersedes every earlier write. A background writer
+   * (the titler) passes the version it read plus one instead: then any write a person made after
+   * that read has a greater version and wins, whichever lands first.
+   */
+  async write(row: Omit<ThreadMetaRow, 'updated_at' | 'deleted' | 'version'>, options: { version?: number } = {}): Promise<void> {
     await this.storage.insert(this.storage.tables.conversationThreads, [
-      { ...row, updated_at: formatMillis(), deleted: false, version: nextVersion() },
+      { ...row, updated_at: formatMillis(), deleted: false, version: options.version ?? nextVersion() },
     ]);
   }
 }

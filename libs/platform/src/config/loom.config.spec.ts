@@ -1,4 +1,6 @@
-import { ConfigError, loadConfig } from './loom.config';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, ConfigVariables, loadConfig } from './loom.config';
 
 describe('loadConfig', () => {
   it('gives the embedded defaults with an empty environment', () => {
@@ -29,5 +31,23 @@ describe('loadConfig', () => {
     expect(problems).toContain('LOOM_BOOTSTRAP_ADMIN_TOKEN');
     expect(problems).toContain('LOOM_EMBEDDINGS_BASE_URL is required');
     expect(problems).not.toContain('short-secret');
+  });
+
+  it('SETTINGS-04: the titler settings default to on, 168 hours, 4 turns and 10 threads per pass, with a 60 s cadence', () => {
+    expect(loadConfig({}).titler).toEqual({ enabled: true, windowHours: 168, minTurns: 4, maxThreadsPerPass: 10, intervalSeconds: 60 });
+    expect(loadConfig({ LOOM_CONVERSATION_TITLER_ENABLED: 'false' }).titler.enabled).toBe(false);
+    expect(() => loadConfig({ LOOM_CONVERSATION_TITLER_ENABLED: 'maybe' })).toThrow(/LOOM_CONVERSATION_TITLER_ENABLED must be true or false/);
+  });
+
+  it('the LLM is the fake one by default, and openai once a base URL is set (which then needs a model)', () => {
+    expect(loadConfig({}).llm.provider).toBe('fake');
+    expect(loadConfig({ LOOM_LLM_BASE_URL: 'http://127.0.0.1:9/v1', LOOM_LLM_MODEL: 'm' }).llm).toMatchObject({ provider: 'openai', model: 'm' });
+    expect(() => loadConfig({ LOOM_LLM_BASE_URL: 'http://127.0.0.1:9/v1', LOOM_LLM_API_KEY: 'sk-secret-value' })).toThrow(/LOOM_LLM_MODEL is required/);
+  });
+
+  it('the README configuration table names every LOOM_* variable', () => {
+    const readme = readFileSync(join(__dirname, '..', '..', '..', '..', 'README.md'), 'utf8');
+    const missing = ConfigVariables.filter((v) => !readme.includes(`| \`${v.name}\` |`)).map((v) => v.name);
+    expect(missing).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 
 export type EmbeddingProviderName = 'hashed' | 'openai' | 'use';
+export type LlmProviderName = 'fake' | 'openai';
 
 /** Every LOOM_* variable, parsed once at boot. `process.env` is read nowhere else. */
 export interface LoomConfig {
@@ -29,6 +30,15 @@ export interface LoomConfig {
   /** How long a gateway waits for the embedder before failing open. */
   embedRequestTimeoutMs: number;
   conversation: { searchMinSimilarity: number; searchExcerptChars: number };
+  /** The model behind the titler (and later the summarizer and brief revisions). */
+  llm: {
+    provider: LlmProviderName;
+    baseUrl: string | undefined;
+    model: string | undefined;
+    apiKey: string | undefined;
+    timeoutMs: number;
+  };
+  titler: { enabled: boolean; windowHours: number; minTurns: number; maxThreadsPerPass: number; intervalSeconds: number };
   bootstrapAdminToken: string | undefined;
   logLevel: string;
   traces: 'none' | 'console' | 'memory';
@@ -59,6 +69,16 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   { name: 'LOOM_EMBEDDER_METRICS_PORT', default: '9464', meaning: 'a standalone embedder serves /metrics and /healthz here (0 turns it off)' },
   { name: 'LOOM_CONVERSATION_SEARCH_MIN_SIMILARITY', default: '0.30', meaning: 'cosine floor of conversation.search (live: settings.set overrides it)' },
   { name: 'LOOM_CONVERSATION_SEARCH_EXCERPT_CHARS', default: '240', meaning: 'characters of a turn a search hit shows (live: settings.set overrides it)' },
+  { name: 'LOOM_LLM_PROVIDER', default: 'fake (openai when LOOM_LLM_BASE_URL is set)', meaning: 'fake | openai: the model that writes thread titles; the fake one answers nothing, so no titles are written' },
+  { name: 'LOOM_LLM_BASE_URL', default: '(unset)', meaning: 'an OpenAI-compatible chat endpoint, e.g. https://api.openai.com/v1' },
+  { name: 'LOOM_LLM_MODEL', default: '(unset)', meaning: 'chat model name at that endpoint (required with openai)' },
+  { name: 'LOOM_LLM_API_KEY', default: '(unset)', meaning: 'API key of that endpoint (never logged)' },
+  { name: 'LOOM_LLM_TIMEOUT_MS', default: '30000', meaning: 'LLM call timeout' },
+  { name: 'LOOM_CONVERSATION_TITLER_ENABLED', default: 'true', meaning: 'the titler worker gives untitled threads an LLM-written title; false stops every title write' },
+  { name: 'LOOM_CONVERSATION_TITLER_WINDOW_HOURS', default: '168', meaning: 'only threads with a turn in this many past hours are titled' },
+  { name: 'LOOM_CONVERSATION_TITLER_MIN_TURNS', default: '4', meaning: 'only threads with at least this many live turns (any role) are titled' },
+  { name: 'LOOM_CONVERSATION_TITLER_MAX_THREADS_PER_PASS', default: '10', meaning: 'most threads one titler pass sends to the LLM' },
+  { name: 'LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS', default: '60', meaning: 'the titler cadence: seconds between the end of one pass and the start of the next' },
   { name: 'LOOM_BOOTSTRAP_ADMIN_TOKEN', default: '(unset)', meaning: 'this value becomes an admin token for every namespace at start (automation)' },
   { name: 'LOOM_APPEND_BATCH_LINGER_MS', default: '0', meaning: 'extra wait for company before a transcript insert; 0 is pure group commit (idle: at once; busy: the next batch forms while one is written)' },
   { name: 'LOOM_APPEND_BATCH_MAX_ROWS', default: '500', meaning: 'most turns in one insert' },
@@ -116,6 +136,14 @@ export function loadConfig(env: Env = process.env): LoomConfig {
       return undefined;
     }
   };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = str(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (['true', '1', 'yes', 'on'].includes(raw)) return true;
+    if (['false', '0', 'no', 'off'].includes(raw)) return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
   const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
     const raw = str(name);
     if (raw === undefined) return fallback;
@@ -137,6 +165,11 @@ export function loadConfig(env: Env = process.env): LoomConfig {
   if (provider === 'openai' && !model) problems.push('LOOM_EMBEDDINGS_MODEL is required when LOOM_EMBEDDINGS_PROVIDER=openai');
   const dimsRaw = str('LOOM_EMBEDDINGS_DIMS');
   const dims = dimsRaw === undefined ? undefined : int('LOOM_EMBEDDINGS_DIMS', 384, 8, 8192);
+  const llmBaseUrl = url('LOOM_LLM_BASE_URL');
+  const llmProvider = oneOf<LlmProviderName>('LOOM_LLM_PROVIDER', ['fake', 'openai'], llmBaseUrl ? 'openai' : 'fake');
+  const llmModel = str('LOOM_LLM_MODEL');
+  if (llmProvider === 'openai' && !llmBaseUrl) problems.push('LOOM_LLM_BASE_URL is required when LOOM_LLM_PROVIDER=openai');
+  if (llmProvider === 'openai' && !llmModel) problems.push('LOOM_LLM_MODEL is required when LOOM_LLM_PROVIDER=openai');
   const bootstrap = str('LOOM_BOOTSTRAP_ADMIN_TOKEN');
   if (bootstrap !== undefined && bootstrap.length < 16) {
     problems.push('LOOM_BOOTSTRAP_ADMIN_TOKEN must be at least 16 characters (value not shown)');
@@ -172,6 +205,20 @@ export function loadConfig(env: Env = process.env): LoomConfig {
     conversation: {
       searchMinSimilarity: num('LOOM_CONVERSATION_SEARCH_MIN_SIMILARITY', 0.3, -1, 1),
       searchExcerptChars: int('LOOM_CONVERSATION_SEARCH_EXCERPT_CHARS', 240, 0, 100_000),
+    },
+    llm: {
+      provider: llmProvider,
+      baseUrl: llmBaseUrl,
+      model: llmModel,
+      apiKey: str('LOOM_LLM_API_KEY'),
+      timeoutMs: int('LOOM_LLM_TIMEOUT_MS', 30_000, 100, 600_000),
+    },
+    titler: {
+      enabled: bool('LOOM_CONVERSATION_TITLER_ENABLED', true),
+      windowHours: int('LOOM_CONVERSATION_TITLER_WINDOW_HOURS', 168, 1, 100_000),
+      minTurns: int('LOOM_CONVERSATION_TITLER_MIN_TURNS', 4, 1, 100_000),
+      maxThreadsPerPass: int('LOOM_CONVERSATION_TITLER_MAX_THREADS_PER_PASS', 10, 1, 10_000),
+      intervalSeconds: int('LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS', 60, 1, 86_400),
     },
     bootstrapAdminToken: bootstrap,
     logLevel: oneOf('LOOM_LOG_LEVEL', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], 'info'),

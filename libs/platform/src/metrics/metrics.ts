@@ -18,6 +18,9 @@ export class LoomMetrics {
   readonly writeBehindFlushDuration: Histogram<string>;
   readonly storageActiveParts: Gauge<'table'>;
   readonly storageMergesRunning: Gauge<string>;
+  readonly titlerOutcomes: Counter<'outcome'>;
+  readonly llmCalls: Counter<'purpose' | 'outcome'>;
+  readonly llmTokens: Counter<'purpose' | 'direction'>;
   private storageProbe: (() => Promise<StorageHealth>) | undefined;
   private lastHealth: Promise<StorageHealth | undefined> | undefined;
 
@@ -53,6 +56,24 @@ export class LoomMetrics {
       name: 'loom_append_total',
       help: 'Appends by outcome (stored, duplicate, logging_disabled, deleted)',
       labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+    this.titlerOutcomes = new Counter({
+      name: 'loom_titler_threads_total',
+      help: 'Threads a titler pass handled, by outcome (titled, refused, waiting, empty, failed, superseded)',
+      labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+    this.llmCalls = new Counter({
+      name: 'loom_llm_calls_total',
+      help: "Loom's own LLM calls, by purpose (titler, ...) and outcome (ok, failed)",
+      labelNames: ['purpose', 'outcome'],
+      registers: [this.registry],
+    });
+    this.llmTokens = new Counter({
+      name: 'loom_llm_tokens_total',
+      help: "Tokens Loom's own LLM calls spent, by purpose and direction (input, output), as the provider reported them",
+      labelNames: ['purpose', 'direction'],
       registers: [this.registry],
     });
     this.writeBehindFlushRows = new Histogram({
