@@ -1,21 +1,36 @@
 import { Storage } from '@loom/clickhouse';
-import { countRows, describeApiChecks, startSplitTopology, uniqueNamespace, type SplitTopology } from '../libs/testing/src';
+import {
+  countRows,
+  describeApiChecks,
+  startOpenAiCompatibleServer,
+  startSplitTopology,
+  uniqueNamespace,
+  type OpenAiCompatibleServer,
+  type SplitTopology,
+} from '../libs/testing/src';
 
 /**
  * The production shape as separate processes — a development ClickHouse endpoint over chDB,
- * a NATS server, two embedder replicas in queue group `embedder`, the gateway — running the
- * same API checks as the embedded topology.
+ * a NATS server, two embedder replicas in queue group `embedder`, the gateway, two titler
+ * replicas — running the same API checks as the embedded topology.
  */
 describe('split topology (separate processes on NATS)', () => {
   let topology: SplitTopology;
   let storage: Storage;
+  let llm: OpenAiCompatibleServer;
   beforeAll(async () => {
-    topology = await startSplitTopology({ embedders: 2 });
+    llm = await startOpenAiCompatibleServer({ chat: (messages) => `Title ${/thread-(\d+)/.exec(messages.map((m) => m.content).join(' '))?.[1] ?? 'x'}` });
+    topology = await startSplitTopology({
+      embedders: 2,
+      titlers: 2,
+      env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'titles', LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS: '1' },
+    });
     storage = Storage.open({ url: topology.clickhouseUrl, database: topology.database, dataDir: '/nonexistent' });
   }, 120_000);
   afterAll(async () => {
     await storage?.close();
     await topology?.close();
+    await llm?.close();
   });
 
   describeApiChecks('split', () => ({
@@ -25,6 +40,27 @@ describe('split topology (separate processes on NATS)', () => {
     stopEmbedder: () => topology.stopEmbedders(),
     startEmbedder: () => topology.startEmbedders(2),
   }));
+
+  it('CONV-TITLE-01 (split): two titler replicas title untitled threads, one pass at a time, so each thread costs one LLM call', async () => {
+    const ns = uniqueNamespace();
+    await topology.admin.ok('conversation.set_logging', { namespace: ns, enabled: true });
+    for (let t = 0; t < 3; t++) {
+      for (let i = 0; i < 4; i++) {
+        await topology.admin.ok('conversation.append', { namespace: ns, thread_id: `t${t}`, role: i % 2 ? 'assistant' : 'user', content: `thread-${t} ${ns} turn ${i}` });
+      }
+    }
+    const titles = async () =>
+      Promise.all([0, 1, 2].map(async (t) => (await topology.admin.ok('conversation.get', { namespace: ns, thread_id: `t${t}` })).thread.title as string | null));
+    const deadline = Date.now() + 30_000;
+    while ((await titles()).some((t) => t === null) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    expect(await titles()).toEqual(['Title 0', 'Title 1', 'Title 2']);
+    // A few more passes by both replicas: nobody asks again.
+    await new Promise((r) => setTimeout(r, 2_500));
+    for (let t = 0; t < 3; t++) {
+      const asked = llm.requests.filter((r) => JSON.stringify(r.body).includes(`thread-${t} ${ns}`));
+      expect(asked).toHaveLength(1);
+    }
+  });
 
   it('each embedder serves its own /metrics, with batch sizes and trace-free counters', async () => {
     const ns = uniqueNamespace();

@@ -62,7 +62,15 @@ export async function startTitlerService(config: LoomConfig, options: { logger?:
   const worker = createTitlerWorker(config, { storage, leases, logger, metrics, ...(options.llm ? { llm: options.llm } : {}) });
   worker?.start();
   let metricsServer: { close(): Promise<void> } | undefined;
-  if (options.serveMetricsOnPort) metricsServer = await serveMetrics(metrics, options.serveMetricsOnPort, config.host);
+  if (options.serveMetricsOnPort) {
+    try {
+      metricsServer = await serveMetrics(metrics, options.serveMetricsOnPort, config.host);
+    } catch (error) {
+      // Titles are this process's job; missing metrics must not stop it.
+      logger.error({ port: options.serveMetricsOnPort, err: (error as Error).message }, 'cannot serve /metrics on LOOM_TITLER_METRICS_PORT; set it to a free port (or 0 for none). Titling goes on without metrics.');
+    }
+  }
+  logger.info({ metrics_port: options.serveMetricsOnPort ?? null, running: worker !== undefined }, 'titler service started');
   return {
     worker,
     close: async () => {

@@ -30,8 +30,8 @@ export interface SplitTopology {
  * NATS server of its own (or LOOM_TEST_NATS_URL), N embedders in queue group `embedder`, and
  * the gateway. Runs the built apps from dist/ (`npm run build` first).
  */
-export async function startSplitTopology(options: { embedders?: number; env?: Record<string, string> } = {}): Promise<SplitTopology> {
-  for (const app of ['cli', 'gateway', 'embedder']) {
+export async function startSplitTopology(options: { embedders?: number; titlers?: number; env?: Record<string, string> } = {}): Promise<SplitTopology> {
+  for (const app of ['cli', 'gateway', 'embedder', 'titler']) {
     if (!existsSync(join(DIST, app, 'src', 'main.js'))) throw new Error(`dist/apps/${app} is missing: run \`npm run build\` first`);
   }
   const workDir = mkdtempSync(join(tmpdir(), 'loom-split-'));
@@ -86,6 +86,19 @@ export async function startSplitTopology(options: { embedders?: number; env?: Re
   procs.push(gateway);
   const url = `http://127.0.0.1:${port}`;
   await waitFor('the gateway to be ready', () => httpOk(`${url}/readyz`), { processes: [gateway] });
+
+  // Titlers start after the gateway has migrated the schema.
+  const titlers: ManagedProcess[] = [];
+  for (let i = 0; i < (options.titlers ?? 0); i += 1) {
+    const titler = launch(`titler-${i + 1}`, process.execPath, [join(DIST, 'titler', 'src', 'main.js')], {
+      ...baseEnv,
+      LOOM_LOG_LEVEL: 'info',
+      LOOM_TITLER_METRICS_PORT: String(await freePort()),
+    });
+    titlers.push(titler);
+    procs.push(titler);
+  }
+  await waitFor('titlers to start', async () => titlers.every((p) => p.output().includes('titler service started')), { processes: titlers });
 
   return {
     url,

@@ -34,7 +34,7 @@ describe('loadConfig', () => {
   });
 
   it('SETTINGS-04: the titler settings default to on, 168 hours, 4 turns and 10 threads per pass, with a 60 s cadence', () => {
-    expect(loadConfig({}).titler).toEqual({ enabled: true, windowHours: 168, minTurns: 4, maxThreadsPerPass: 10, intervalSeconds: 60 });
+    expect(loadConfig({}).titler).toEqual({ enabled: true, windowHours: 168, minTurns: 4, maxThreadsPerPass: 10, intervalSeconds: 60, metricsPort: 9465 });
     expect(loadConfig({ LOOM_CONVERSATION_TITLER_ENABLED: 'false' }).titler.enabled).toBe(false);
     expect(() => loadConfig({ LOOM_CONVERSATION_TITLER_ENABLED: 'maybe' })).toThrow(/LOOM_CONVERSATION_TITLER_ENABLED must be true or false/);
   });

@@ -38,7 +38,7 @@ export interface LoomConfig {
     apiKey: string | undefined;
     timeoutMs: number;
   };
-  titler: { enabled: boolean; windowHours: number; minTurns: number; maxThreadsPerPass: number; intervalSeconds: number };
+  titler: { enabled: boolean; windowHours: number; minTurns: number; maxThreadsPerPass: number; intervalSeconds: number; metricsPort: number };
   bootstrapAdminToken: string | undefined;
   logLevel: string;
   traces: 'none' | 'console' | 'memory';
@@ -79,6 +79,7 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   { name: 'LOOM_CONVERSATION_TITLER_MIN_TURNS', default: '4', meaning: 'only threads with at least this many live turns (any role) are titled' },
   { name: 'LOOM_CONVERSATION_TITLER_MAX_THREADS_PER_PASS', default: '10', meaning: 'most threads one titler pass sends to the LLM' },
   { name: 'LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS', default: '60', meaning: 'the titler cadence: seconds between the end of one pass and the start of the next' },
+  { name: 'LOOM_TITLER_METRICS_PORT', default: '9465', meaning: 'a standalone titler (split topology) serves /metrics and /healthz here (0 turns it off)' },
   { name: 'LOOM_BOOTSTRAP_ADMIN_TOKEN', default: '(unset)', meaning: 'this value becomes an admin token for every namespace at start (automation)' },
   { name: 'LOOM_APPEND_BATCH_LINGER_MS', default: '0', meaning: 'extra wait for company before a transcript insert; 0 is pure group commit (idle: at once; busy: the next batch forms while one is written)' },
   { name: 'LOOM_APPEND_BATCH_MAX_ROWS', default: '500', meaning: 'most turns in one insert' },
@@ -219,6 +220,7 @@ export function loadConfig(env: Env = process.env): LoomConfig {
       minTurns: int('LOOM_CONVERSATION_TITLER_MIN_TURNS', 4, 1, 100_000),
       maxThreadsPerPass: int('LOOM_CONVERSATION_TITLER_MAX_THREADS_PER_PASS', 10, 1, 10_000),
       intervalSeconds: int('LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS', 60, 1, 86_400),
+      metricsPort: int('LOOM_TITLER_METRICS_PORT', 9465, 0, 65535),
     },
     bootstrapAdminToken: bootstrap,
     logLevel: oneOf('LOOM_LOG_LEVEL', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], 'info'),
