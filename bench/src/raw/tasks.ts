@@ -279,7 +279,8 @@ async function searchBaseline(client: ClickHouseClient, task: Extract<RawTask, {
   const options = await searchOptions(client, sizes.length ? `bench_raw_search.vectors_${task.sizes[task.sizes.length - 1]}` : '', vectors, task, log);
   // Loom's own first stage (the statement conversation.search runs; the latest-version pick
   // that follows it runs in the gateway), on its own table.
-  const loomQuery = (): string => vectorCandidatesStatement(src, ['namespace IN {namespaces:Array(String)}', 'agent = {agent:String}', "embed_error = ''", 'model = {model:String}']);
+  const loomQuery = (): string =>
+    vectorCandidatesStatement(src, ['namespace IN {namespaces:Array(String)}', "embed_error = ''", 'model = {model:String}'], ['agent = {agent:String}']);
   const loomParams = (i: number): Record<string, unknown> => ({
     q: vectors[i % vectors.length],
     q16: quantize(vectors[i % vectors.length]!),

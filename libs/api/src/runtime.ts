@@ -7,7 +7,8 @@ import { InProcessRequestClient, NatsKvLock, NatsRequestClient, type RequestClie
 import { createOpHandlers } from './ops/op-handlers';
 import { OpDispatcher } from './ops/op-dispatcher';
 import { Readiness } from './http/readiness';
-import { createTitlerWorker, embeddedLeases } from './titler';
+import { configuredLlm, createTitlerWorker } from './titler';
+import { InMemoryLeaseManager, NatsKvLeaseManager } from '@loom/leases';
 
 export interface GatewayRuntime {
   config: LoomConfig;
@@ -63,7 +64,13 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
     if (storedKeys) logger.info({ keys: storedKeys.size, ms: Date.now() - keysStarted }, 'loaded stored turn keys');
     const auth = new AuthService(new TokenRepository(storage));
     if (config.bootstrapAdminToken) auth.setBootstrapAdminToken(config.bootstrapAdminToken);
+    // Embedded, this process is the only writer, so in-memory leases are exact; split, NATS KV.
+    const leases = nats ? new NatsKvLeaseManager(nats.connection) : new InMemoryLeaseManager();
+    const llm = options.llm ?? configuredLlm(config);
     const plane = createConversationPlane({
+      leases,
+      llm,
+      logger,
       storage,
       requests,
       embedTimeoutMs: config.embedRequestTimeoutMs,
@@ -80,7 +87,7 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
       transport: async () => (transport instanceof NatsRequestClient ? transport.ping() : true),
     });
     const dispatcher = new OpDispatcher(createOpHandlers(plane, auth), auth, metrics, logger);
-    const titler = nats ? undefined : createTitlerWorker(config, { storage, leases: embeddedLeases(), logger, metrics, ...(options.llm ? { llm: options.llm } : {}) });
+    const titler = nats ? undefined : createTitlerWorker(config, { storage, leases, logger, metrics, llm });
     titler?.start();
     return {
       config,

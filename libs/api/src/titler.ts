@@ -1,6 +1,6 @@
 import { Storage } from '@loom/clickhouse';
 import { ConversationTitler, ThreadMetaRepository, TitlerWorker } from '@loom/conversations';
-import { InMemoryLeaseManager, NatsKvLeaseManager, type LeaseManager } from '@loom/leases';
+import { NatsKvLeaseManager, type LeaseManager } from '@loom/leases';
 import { createLogger, installTracing, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
 import { createLlmProvider, type LlmProvider } from '@loom/providers';
 import { connect } from 'nats';
@@ -58,7 +58,7 @@ export async function startTitlerService(config: LoomConfig, options: { logger?:
   if (!config.natsUrl) throw new Error('the titler service needs LOOM_NATS_URL for its lease (for one process with everything in it, run `loom up`)');
   const nc = await connect({ servers: config.natsUrl, name: 'loom-titler' });
   const storage = Storage.open({ ...config.clickhouse, dataDir: config.dataDir });
-  const leases = new NatsKvLeaseManager(nc, 'loom_leases', 60_000);
+  const leases = new NatsKvLeaseManager(nc);
   const worker = createTitlerWorker(config, { storage, leases, logger, metrics, ...(options.llm ? { llm: options.llm } : {}) });
   worker?.start();
   let metricsServer: { close(): Promise<void> } | undefined;
@@ -80,9 +80,4 @@ export async function startTitlerService(config: LoomConfig, options: { logger?:
       await nc.close();
     },
   };
-}
-
-/** Embedded: this process is the only replica, so an in-memory lease is exact. */
-export function embeddedLeases(): LeaseManager {
-  return new InMemoryLeaseManager(60_000);
 }

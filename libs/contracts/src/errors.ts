@@ -9,6 +9,8 @@ export const ErrorStatus = {
   payload_too_large: 413,
   rate_limited: 429,
   internal: 500,
+  /** The deployment lacks something the op needs (conversation.compact without an LLM). */
+  not_configured: 501,
   unavailable: 503,
 } as const;
 export type ErrorCode = keyof typeof ErrorStatus;

@@ -22,6 +22,16 @@ export const Defaults = {
   threadsWindowDays: 30,
   threadsLimit: 50,
   pageSize: 50,
+  compactKeepRecent: 10,
+  compactMinToCompact: 4,
+} as const;
+
+/** The summarizer's prompt sizes (characters): the turns it reads, and the earlier summaries folded in. */
+export const CompactionBudget = {
+  /** Turns (and summaries further into the window) the summarizer reads per run. */
+  promptChars: 24_000,
+  /** The separate allowance for earlier summaries at the start of the window. */
+  summaryAllowanceChars: 8_000,
 } as const;
 
 /** `agent: "*"` reads every agent's turns and threads. */

@@ -1,6 +1,7 @@
 import type { Role } from './roles';
 import {
   AppendTurnRequest,
+  CompactThreadRequest,
   CreateThreadRequest,
   GetThreadRequest,
   ListThreadsRequest,
@@ -26,6 +27,7 @@ export const Ops = {
   'conversation.list': { role: 'viewer', request: ListTurnsRequest },
   'conversation.threads': { role: 'viewer', request: ListThreadsRequest },
   'conversation.search': { role: 'viewer', request: SearchTurnsRequest },
+  'conversation.compact': { role: 'writer', request: CompactThreadRequest },
   'token.create': { role: 'admin', request: CreateTokenRequest },
   'token.revoke': { role: 'admin', request: RevokeTokenRequest },
   'settings.get': { role: 'viewer', request: GetSettingsRequest },

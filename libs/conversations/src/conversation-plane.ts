@@ -1,11 +1,15 @@
 import type { Storage } from '@loom/clickhouse';
-import type { LoomMetrics } from '@loom/platform';
+import type { LeaseManager } from '@loom/leases';
+import type { Logger, LoomMetrics } from '@loom/platform';
+import { FakeLlmProvider, type LlmProvider } from '@loom/providers';
 import type { RequestClient } from '@loom/transport';
 import { AppendService } from './append/append.service';
 import { EmbeddingWriter } from './append/embedding.writer';
 import { TranscriptWriter } from './append/transcript.writer';
 import { EmbeddingClient } from './embedding/embedding.client';
 import { ReadService } from './read/read.service';
+import { CompactionService } from './compaction/compaction.service';
+import { ThreadLeases } from './leases/thread-leases';
 import { ReembedService } from './reembed/reembed.service';
 import { TurnsRepository } from './read/turns.repository';
 import { RecordingService } from './recording/recording.service';
@@ -27,6 +31,11 @@ export interface ConversationPlaneOptions {
   /** Stored turn keys, where this process is storage's only writer: new turns skip the idempotency lookup. */
   storedKeys?: StoredTurnKeys | undefined;
   metrics?: LoomMetrics;
+  /** The per-thread leases (in-memory embedded, NATS KV split). */
+  leases: LeaseManager;
+  /** The deployment's LLM (compaction's summarizer); the fake one when absent. */
+  llm?: LlmProvider;
+  logger?: Logger;
 }
 
 /** The conversation plane's services, wired once per process. */
@@ -38,7 +47,9 @@ export interface ConversationPlane {
   threads: ThreadsService;
   search: SearchService;
   reembed: ReembedService;
+  compaction: CompactionService;
   fence: ThreadFence;
+  threadLeases: ThreadLeases;
 }
 
 export function createConversationPlane(options: ConversationPlaneOptions): ConversationPlane {
@@ -51,13 +62,14 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
   const embedder = new EmbeddingClient(options.requests, options.embedTimeoutMs, metrics);
   const turns = new TurnsRepository(storage);
   const meta = new ThreadMetaRepository(storage);
+  const threadLeases = new ThreadLeases(options.leases);
   return {
     recording,
     settings,
     append: new AppendService(
       recording,
       new TranscriptWriter(storage, options.batching, metrics, options.storedKeys),
-      new EmbeddingWriter(storage, options.fence, options.batching),
+      new EmbeddingWriter(storage, options.fence, threadLeases, options.batching),
       embedder,
       options.fence,
       metrics,
@@ -66,6 +78,8 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
     threads: new ThreadsService(meta, turns, recording),
     search: new SearchService(storage, embedder, settings),
     reembed: new ReembedService(storage, embedder, options.fence),
+    compaction: new CompactionService(storage, embedder, options.llm ?? new FakeLlmProvider(), threadLeases, options.fence, { metrics, logger: options.logger }),
     fence: options.fence,
+    threadLeases,
   };
 }

@@ -21,3 +21,7 @@ export * from './fencing/thread-fence';
 export * from './titler/title-prompt';
 export * from './titler/titler.service';
 export * from './titler/titler.worker';
+export * from './leases/thread-leases';
+export * from './compaction/compaction-window';
+export * from './compaction/compaction.service';
+export * from './compaction/embedding-retirement';

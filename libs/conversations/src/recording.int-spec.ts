@@ -1,3 +1,4 @@
+import { InMemoryLeaseManager } from '@loom/leases';
 import { formatMillis } from '@loom/clickhouse';
 import { nextVersion } from '@loom/platform';
 import { AppendTurnRequest } from '@loom/contracts';
@@ -100,6 +101,7 @@ describe('Recording switch', () => {
       defaults: { searchExcerptChars: 240, searchMinSimilarity: 0.3 },
       batching: { lingerMs: 0, maxRows: 100 },
       fence: new StorageCheckedFence(),
+      leases: new InMemoryLeaseManager(),
     });
     provider.hold();
     const called = provider.whenCalled();

@@ -45,6 +45,8 @@ export interface EmbeddingRow {
   deleted_at: string | null;
   created_at: string;
   version: number;
+  /** This version's agent, role, run or user differ from an earlier version's (a hand-over). */
+  filters_changed?: boolean;
 }
 
 export function turnKey(row: { namespace: string; thread_id: string; agent: string; msg_id: string }): string {

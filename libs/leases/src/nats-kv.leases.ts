@@ -4,6 +4,10 @@ import { LeaseLostError, pollUntil, type AcquireOptions, type Lease, type LeaseM
 
 const encoder = new TextEncoder();
 
+/** Every Loom lease lives in this bucket. Its TTL is fixed when the bucket is created, so all users share it. */
+export const LEASE_BUCKET = 'loom_leases';
+export const LEASE_TTL_MS = 30_000;
+
 /**
  * Leases on a NATS KV bucket whose max age is the TTL: `create` succeeds for one caller only (the
  * acquire), `update` at the revision we hold is the renewal (a new message, so a new age), and a
@@ -15,8 +19,8 @@ export class NatsKvLeaseManager implements LeaseManager {
 
   constructor(
     private readonly nc: NatsConnection,
-    private readonly bucket = 'loom_leases',
-    readonly ttlMs = 30_000,
+    private readonly bucket = LEASE_BUCKET,
+    readonly ttlMs = LEASE_TTL_MS,
   ) {}
 
   private bucketView(): Promise<KV> {

@@ -16,6 +16,7 @@ interface OpInputs {
   'conversation.list': C.ListTurnsRequest;
   'conversation.threads': C.ListThreadsRequest;
   'conversation.search': C.SearchTurnsRequest;
+  'conversation.compact': C.CompactThreadRequest;
   'token.create': C.CreateTokenRequest;
   'token.revoke': C.RevokeTokenRequest;
   'settings.get': C.GetSettingsRequest;
@@ -52,6 +53,7 @@ export function createOpHandlers(plane: ConversationPlane, auth: AuthService): O
       else scope = { all: false, namespaces: ctx.principal.namespaces };
       return plane.search.search(scope, ctx.agent, input);
     },
+    'conversation.compact': (ctx, input) => plane.compaction.compact(ctx.namespace, writingAgent(ctx, 'conversation.compact'), input),
     'token.create': async (ctx, input) => {
       const issued = await auth.createToken(ctx.principal, {
         namespace: ctx.namespace,

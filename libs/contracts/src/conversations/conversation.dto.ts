@@ -190,6 +190,35 @@ export interface ListThreadsResponse {
   threads: ThreadSummaryView[];
 }
 
+// ---- conversation.compact ------------------------------------------------------------------
+
+export class CompactThreadRequest extends AgentScopedRequest {
+  @IdField() thread_id!: string;
+  /** The newest turns never summarised (default 10). */
+  @IsOptional() @IsInt() @Min(0) @Max(10_000) keep_recent?: number;
+  /** Fewer new turns than this in the window: nothing is done (default 4). */
+  @IsOptional() @IsInt() @Min(1) @Max(10_000) min_to_compact?: number;
+
+  static readonly example: CompactThreadRequest = Object.assign(new CompactThreadRequest(), {
+    thread_id: 'thread-42',
+    keep_recent: 10,
+  });
+}
+
+/** Why a compaction compacted nothing (spec strings: hyphens, unlike save_message's reasons). */
+export const CompactReasons = ['embed-failed', 'summary-high-sensitivity', 'nothing-to-compact'] as const;
+export type CompactReason = (typeof CompactReasons)[number];
+
+export interface CompactThreadResponse {
+  thread_id: string;
+  compacted: boolean;
+  /** Turns the summary replaced, earlier summaries not counted. */
+  messages_summarized: number;
+  /** The new summary turn (a `system` turn with `metadata.compacted_from`). */
+  summary_msg_id?: string;
+  reason?: CompactReason;
+}
+
 // ---- conversation.search -------------------------------------------------------------------
 
 export class SearchTurnsRequest extends AgentScopedRequest {

@@ -1,6 +1,7 @@
 import type { Storage } from '@loom/clickhouse';
 import { MicroBatcher } from '@loom/platform';
 import type { ThreadFence } from '../fencing/thread-fence';
+import { threadRefKey, type ThreadLeases } from '../leases/thread-leases';
 import { embeddingKey, turnKey, type EmbeddingRow } from '../rows';
 
 /** `written`: the row landed (or a live shared row already covers the turn); `deleted`: the turn went away meanwhile. */
@@ -28,6 +29,7 @@ export class EmbeddingWriter {
   constructor(
     private readonly storage: Storage,
     private readonly fence: ThreadFence,
+    private readonly threadLeases: ThreadLeases,
     options: { lingerMs: number; maxRows: number },
   ) {
     this.batcher = new MicroBatcher((items) => this.writeBatch(items), { maxItems: options.maxRows, lingerMs: options.lingerMs, maxConcurrent: 1 });
@@ -37,7 +39,30 @@ export class EmbeddingWriter {
     return this.batcher.submit(pending);
   }
 
+  /**
+   * Under the thread leases: the batch's free threads together, then each thread another
+   * writer held (a compaction retiring turns, a delete), one at a time once it is free.
+   */
   private async writeBatch(items: PendingEmbedding[]): Promise<EmbeddingOutcome[]> {
+    const { held, busy } = await this.threadLeases.tryMany(items.map((i) => i.row));
+    const outcomes = new Map<PendingEmbedding, EmbeddingOutcome>();
+    try {
+      const free = items.filter((i) => !busy.has(threadRefKey(i.row)));
+      const written = await this.writeHeld(free);
+      free.forEach((item, n) => outcomes.set(item, written[n]!));
+    } finally {
+      await Promise.all([...held.values()].map((lease) => lease.release()));
+    }
+    for (const key of busy) {
+      const waiting = items.filter((i) => threadRefKey(i.row) === key);
+      const written = await this.threadLeases.withThread(waiting[0]!.row, () => this.writeHeld(waiting));
+      waiting.forEach((item, n) => outcomes.set(item, written[n]!));
+    }
+    return items.map((item) => outcomes.get(item)!);
+  }
+
+  private async writeHeld(items: PendingEmbedding[]): Promise<EmbeddingOutcome[]> {
+    if (items.length === 0) return [];
     const unsure = items.filter((i) => this.fence.mayHaveChanged(i.row.namespace, i.row.thread_id, i.fenceToken));
     const { liveTurns, sharedRows } = unsure.length > 0 ? await this.reread(unsure) : { liveTurns: undefined, sharedRows: new Set<string>() };
     const outcomes: EmbeddingOutcome[] = [];

@@ -74,14 +74,18 @@ export class SearchService {
     options: { vector: number[]; model: string; floor: number; limit: number; excerptChars: number },
   ): Promise<HitRow[]> {
     const params: Record<string, unknown> = { q: options.vector, q16: quantize(options.vector), chars: options.excerptChars };
-    const conditions = this.filters(scope, agent, input, params, { live: false });
+    const all = this.filters(scope, agent, input, params, { live: false });
+    // Agent, run and role can change in a hand-over: those filters also let hand-over versions through.
+    const handOver = all.filter((c) => /^(agent|run_id|role) = /.test(c));
+    const conditions = all.filter((c) => !handOver.includes(c));
     // Rows whose embed failed have no vector and stay out; vectors of another model are never compared.
     conditions.push("embed_error = ''", 'model = {model:String}');
     params['model'] = options.model;
-    const statement = vectorCandidatesStatement(this.storage.tables.conversationEmbeddings, conditions);
+    const statement = vectorCandidatesStatement(this.storage.tables.conversationEmbeddings, conditions, handOver);
+    const filters = { agent: agent === ALL_AGENTS ? undefined : agent, run_id: input.run_id, role: input.role };
     for (let pool = candidatesFor(options.limit); ; pool *= 4) {
       const rows = await this.storage.query<CandidateRow>(statement, { ...params, candidates: pool });
-      const live = latestLive(rows);
+      const live = latestLive(rows, filters);
       if (!needsMoreCandidates(pool, rows.length, live.length, options.limit)) return rankExact(live, options.floor, options.limit);
     }
   }

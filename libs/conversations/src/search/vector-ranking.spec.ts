@@ -1,4 +1,4 @@
-import { candidatesFor, latestLive, needsMoreCandidates, quantize, rankExact, type CandidateRow } from './vector-ranking';
+import { candidatesFor, latestLive, needsMoreCandidates, quantize, rankExact, vectorCandidatesStatement, type CandidateRow } from './vector-ranking';
 
 const row = (msg: string, version: number, extra: Partial<CandidateRow> = {}): CandidateRow => ({
   namespace: 'ns',
@@ -47,5 +47,36 @@ describe('vector ranking without FINAL', () => {
   it('quantises the query onto the Int8 scale of the stored vectors', () => {
     expect(quantize([0.5, -0.25, 0])).toEqual([127, -64, 0]);
     expect(quantize([0, 0])).toEqual([0, 0]);
+  });
+});
+
+describe('hand-over versions (filters_changed)', () => {
+  const row = (msg_id: string, version: string, extra: Partial<CandidateRow> = {}): CandidateRow => ({
+    namespace: 'ns',
+    thread_id: 't',
+    msg_id,
+    agent: 'a',
+    role: 'user',
+    run_id: '',
+    user_id: '',
+    ts: '2026-11-29 10:00:00.000000',
+    excerpt: msg_id,
+    score: 0.9,
+    deleted: 0,
+    version,
+    ...extra,
+  });
+
+  it("CONV-COMPACT-17: the latest version decides the agent: a row handed over to agent b leaves agent a's results and joins b's", () => {
+    const rows = [row('x', '1'), row('x', '2', { agent: 'b' }), row('y', '1')];
+    expect(latestLive(rows, { agent: 'a' }).map((r) => r.msg_id)).toEqual(['y']);
+    expect(latestLive(rows, { agent: 'b' }).map((r) => r.msg_id)).toEqual(['x']);
+    expect(latestLive(rows).map((r) => r.msg_id)).toEqual(['x', 'y']);
+  });
+
+  it('stage 1 lets hand-over versions through the agent, run and role filters only', () => {
+    const sql = vectorCandidatesStatement('db.emb', ['namespace = {ns:String}'], ['agent = {agent:String}', 'role = {role:String}']);
+    expect(sql).toContain('WHERE namespace = {ns:String} AND ((agent = {agent:String} AND role = {role:String}) OR filters_changed)');
+    expect(vectorCandidatesStatement('db.emb', ['namespace = {ns:String}'])).toContain('WHERE namespace = {ns:String}\n');
   });
 });

@@ -10,8 +10,10 @@
  * costs more than the ranking itself.
  *
  * Why this is exact:
- * - The columns the filters read (namespace, agent, thread, run, role, embed_error) never change
- *   between versions of an embedding row.
+ * - The columns the filters read (namespace, thread, embed_error) never change between versions
+ *   of an embedding row. Agent, run and role change only in a hand-over (compaction, delete),
+ *   whose versions carry `filters_changed`: stage 1 ranks them whatever those filters say, so
+ *   the latest version is always among the candidates, and stage 2 applies the filters to it.
  * - A re-embed's new version carries the current model, and old-model versions are filtered out.
  * - A tombstone copies the row and its vector, so it ranks beside the version it retires. The
  *   higher version wins the tie.
@@ -29,8 +31,12 @@ export type CandidateRow = Pick<EmbeddingRow, 'namespace' | 'thread_id' | 'msg_i
   version: string;
 };
 
-/** The stage-1 statement. Parameters: q, q16, candidates, chars, plus those of `conditions`. */
-export function vectorCandidatesStatement(table: string, conditions: readonly string[]): string {
+/**
+ * The stage-1 statement. Parameters: q, q16, candidates, chars, plus those of the conditions.
+ * `handOverConditions` (agent, run, role) also let through versions flagged `filters_changed`.
+ */
+export function vectorCandidatesStatement(table: string, conditions: readonly string[], handOverConditions: readonly string[] = []): string {
+  const where = handOverConditions.length > 0 ? [...conditions, `((${handOverConditions.join(' AND ')}) OR filters_changed)`] : conditions;
   return `SELECT namespace, thread_id, msg_id, agent, role, run_id, user_id, ts,
             substringUTF8(text, 1, {chars:UInt32}) AS excerpt,
             1 - cosineDistance(embedding, {q:Array(Float32)}) AS score,
@@ -38,7 +44,7 @@ export function vectorCandidatesStatement(table: string, conditions: readonly st
      FROM (
        SELECT namespace, thread_id, msg_id, agent, role, run_id, user_id, ts, text, embedding, deleted, version
        FROM ${table}
-       WHERE ${conditions.join(' AND ')}
+       WHERE ${where.join(' AND ')}
        ORDER BY dotProduct(embedding_q8, {q16:Array(Int16)}) * embedding_scale DESC, version DESC
        LIMIT {candidates:UInt32}
      )`;
@@ -60,15 +66,28 @@ export function quantize(vector: readonly number[]): number[] {
   return max === 0 ? vector.map(() => 0) : vector.map((x) => Math.sign(x) * Math.round((Math.abs(x) / max) * 127) + 0);
 }
 
-/** Stage 2: the latest version of each turn among the candidates, tombstoned turns dropped. */
-export function latestLive(rows: readonly CandidateRow[]): CandidateRow[] {
+/** The filters a hand-over can change, checked in stage 2 on the latest version. */
+export interface HandOverFilters {
+  agent?: string | undefined;
+  run_id?: string | undefined;
+  role?: string | undefined;
+}
+
+/** Stage 2: the latest version of each turn among the candidates, tombstoned turns and hand-overs away dropped. */
+export function latestLive(rows: readonly CandidateRow[], filters: HandOverFilters = {}): CandidateRow[] {
   const latest = new Map<string, CandidateRow>();
   for (const row of rows) {
     const key = JSON.stringify([row.namespace, row.thread_id, row.msg_id]);
     const seen = latest.get(key);
     if (!seen || BigInt(row.version) > BigInt(seen.version)) latest.set(key, row);
   }
-  return [...latest.values()].filter((row) => !row.deleted);
+  return [...latest.values()].filter(
+    (row) =>
+      !row.deleted &&
+      (filters.agent === undefined || row.agent === filters.agent) &&
+      (filters.run_id === undefined || row.run_id === filters.run_id) &&
+      (filters.role === undefined || row.role === filters.role),
+  );
 }
 
 /**
