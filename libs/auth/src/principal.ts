@@ -44,10 +44,32 @@ export function requireRole(principal: Principal, required: Role, op: string): v
 
 /**
  * Tokens bounded to one user or session serve only the saved-message ops (a thread mixes users
- * and has no user axis to bound), so every op here refuses them.
+ * and has no user axis to bound), so every other op refuses them.
  */
 export function requireNamespaceWideToken(principal: Principal, op: string): void {
   if (principal.readScope !== 'all') {
     throw new LoomError('forbidden', `${op} is not available to a token with read scope ${principal.readScope}`);
   }
+}
+
+/**
+ * The user a saved-message op acts for. A token pinned to one user acts as that user only: a
+ * body naming another is refused. An `own_session` token is refused: the conversation tables
+ * have no session axis to bound it by.
+ */
+export function resolveUserId(principal: Principal, requested: string | undefined, op: string): string {
+  if (principal.readScope === 'own_session') {
+    throw new LoomError('forbidden', `${op} is not available to a token with read scope own_session: conversation rows have no session to bound it by`);
+  }
+  const pinned = principal.readScope === 'own_user' ? principal.readUserId : undefined;
+  if (pinned !== undefined) {
+    if (requested !== undefined && requested !== pinned) {
+      throw new LoomError('forbidden', `this token acts for one user only; user_id "${requested}" is not that user`);
+    }
+    return pinned;
+  }
+  if (requested === undefined) {
+    throw new LoomError('invalid_input', `${op} acts for one user: give user_id`, { fields: [{ field: 'user_id', message: 'required' }] });
+  }
+  return requested;
 }

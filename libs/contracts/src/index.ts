@@ -6,6 +6,7 @@ export * from './common.dto';
 export * from './ops';
 export * from './validate';
 export * from './conversations/conversation.dto';
+export * from './conversations/saved.dto';
 export * from './auth/token.dto';
 export * from './settings/settings.dto';
 export * from './embed/embed.dto';

@@ -11,12 +11,14 @@ import {
   UpdateThreadRequest,
 } from './conversations/conversation.dto';
 import { CreateTokenRequest, RevokeTokenRequest } from './auth/token.dto';
+import { ListSavedMessagesRequest, SavedStatusRequest, SaveMessageRequest, SearchSavedMessagesRequest, UnsaveMessageRequest } from './conversations/saved.dto';
 import { GetSettingsRequest, SetSettingRequest } from './settings/settings.dto';
 
 /**
  * The public ops: `POST /v1/ops/<name>`. Each names its request class (validated with
- * class-validator) and the least role that may call it. Tokens bounded to one user or session
- * are refused by every op here: they serve only the saved-message ops (added with those).
+ * class-validator) and the least role that may call it. `perUser` ops act for one user and also
+ * take tokens bounded to one user (`own_user`); every other op refuses bounded tokens, because a
+ * thread mixes users and has no user axis to bound.
  */
 export const Ops = {
   'conversation.set_logging': { role: 'admin', request: SetLoggingRequest },
@@ -28,11 +30,20 @@ export const Ops = {
   'conversation.threads': { role: 'viewer', request: ListThreadsRequest },
   'conversation.search': { role: 'viewer', request: SearchTurnsRequest },
   'conversation.compact': { role: 'writer', request: CompactThreadRequest },
+  'conversation.save_message': { role: 'writer', request: SaveMessageRequest, perUser: true },
+  'conversation.unsave_message': { role: 'writer', request: UnsaveMessageRequest, perUser: true },
+  'conversation.search_saved_messages': { role: 'viewer', request: SearchSavedMessagesRequest, perUser: true },
+  'conversation.list_saved_messages': { role: 'viewer', request: ListSavedMessagesRequest, perUser: true },
+  'conversation.saved_status': { role: 'viewer', request: SavedStatusRequest, perUser: true },
   'token.create': { role: 'admin', request: CreateTokenRequest },
   'token.revoke': { role: 'admin', request: RevokeTokenRequest },
   'settings.get': { role: 'viewer', request: GetSettingsRequest },
   'settings.set': { role: 'admin', request: SetSettingRequest },
-} as const satisfies Record<string, { role: Role; request: new () => object }>;
+} as const satisfies Record<string, { role: Role; request: new () => object; perUser?: boolean }>;
+
+export function isPerUserOp(op: OpName): boolean {
+  return 'perUser' in Ops[op] && Ops[op].perUser === true;
+}
 
 export type OpName = keyof typeof Ops;
 export const OpNames = Object.keys(Ops) as OpName[];

@@ -10,6 +10,8 @@ import { EmbeddingClient } from './embedding/embedding.client';
 import { ReadService } from './read/read.service';
 import { CompactionService } from './compaction/compaction.service';
 import { ThreadLeases } from './leases/thread-leases';
+import { SavedMessagesService } from './saved/saved-messages.service';
+import { SavedSearchService } from './saved/saved-search.service';
 import { ReembedService } from './reembed/reembed.service';
 import { TurnsRepository } from './read/turns.repository';
 import { RecordingService } from './recording/recording.service';
@@ -48,6 +50,8 @@ export interface ConversationPlane {
   search: SearchService;
   reembed: ReembedService;
   compaction: CompactionService;
+  saved: SavedMessagesService;
+  savedSearch: SavedSearchService;
   fence: ThreadFence;
   threadLeases: ThreadLeases;
 }
@@ -78,6 +82,8 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
     threads: new ThreadsService(meta, turns, recording),
     search: new SearchService(storage, embedder, settings),
     reembed: new ReembedService(storage, embedder, options.fence),
+    saved: new SavedMessagesService(storage, embedder, threadLeases, options.fence, recording, settings, metrics),
+    savedSearch: new SavedSearchService(storage, embedder, settings),
     compaction: new CompactionService(storage, embedder, options.llm ?? new FakeLlmProvider(), threadLeases, options.fence, { metrics, logger: options.logger }),
     fence: options.fence,
     threadLeases,

@@ -25,3 +25,6 @@ export * from './leases/thread-leases';
 export * from './compaction/compaction-window';
 export * from './compaction/compaction.service';
 export * from './compaction/embedding-retirement';
+export * from './saved/bm25';
+export * from './saved/saved-messages.service';
+export * from './saved/saved-search.service';

@@ -1,5 +1,5 @@
 import { requireNamespaceWideToken, requireRole, resolveNamespace, type AuthService } from '@loom/auth';
-import { Defaults, isOpName, Limits, LoomError, Ops, validateInput, type OpName } from '@loom/contracts';
+import { Defaults, isOpName, isPerUserOp, Limits, LoomError, Ops, validateInput, type OpName } from '@loom/contracts';
 import { inSpan, withCorrelationId, type Logger, type LoomMetrics } from '@loom/platform';
 import type { OpHandlers } from './op-handlers';
 
@@ -58,7 +58,7 @@ export class OpDispatcher {
         if (!op) throw new LoomError('unknown_op', `there is no op "${opName}"; see the README for the list`);
         const principal = await this.auth.authenticate(authorization);
         requireRole(principal, Ops[op].role, op);
-        requireNamespaceWideToken(principal, op);
+        if (!isPerUserOp(op)) requireNamespaceWideToken(principal, op);
         const input = validateInput(Ops[op].request as new () => object, parseBody(rawBody)) as { namespace?: string; agent?: string };
         const namespace = resolveNamespace(principal, input.namespace);
         onNamespace(namespace);

@@ -1,4 +1,4 @@
-import { coversAllNamespaces, type AuthService } from '@loom/auth';
+import { coversAllNamespaces, resolveUserId, type AuthService } from '@loom/auth';
 import { ALL_AGENTS, LoomError, type OpName } from '@loom/contracts';
 import type { ConversationPlane, NamespaceSet } from '@loom/conversations';
 import type { OpContext } from './op-context';
@@ -17,6 +17,11 @@ interface OpInputs {
   'conversation.threads': C.ListThreadsRequest;
   'conversation.search': C.SearchTurnsRequest;
   'conversation.compact': C.CompactThreadRequest;
+  'conversation.save_message': C.SaveMessageRequest;
+  'conversation.unsave_message': C.UnsaveMessageRequest;
+  'conversation.search_saved_messages': C.SearchSavedMessagesRequest;
+  'conversation.list_saved_messages': C.ListSavedMessagesRequest;
+  'conversation.saved_status': C.SavedStatusRequest;
   'token.create': C.CreateTokenRequest;
   'token.revoke': C.RevokeTokenRequest;
   'settings.get': C.GetSettingsRequest;
@@ -54,6 +59,15 @@ export function createOpHandlers(plane: ConversationPlane, auth: AuthService): O
       return plane.search.search(scope, ctx.agent, input);
     },
     'conversation.compact': (ctx, input) => plane.compaction.compact(ctx.namespace, writingAgent(ctx, 'conversation.compact'), input),
+    'conversation.save_message': (ctx, input) =>
+      plane.saved.save(ctx.namespace, writingAgent(ctx, 'conversation.save_message'), resolveUserId(ctx.principal, input.user_id, 'conversation.save_message'), input),
+    'conversation.unsave_message': (ctx, input) =>
+      plane.saved.unsave(ctx.namespace, writingAgent(ctx, 'conversation.unsave_message'), resolveUserId(ctx.principal, input.user_id, 'conversation.unsave_message'), input),
+    'conversation.search_saved_messages': (ctx, input) =>
+      plane.savedSearch.search(ctx.namespace, resolveUserId(ctx.principal, input.user_id, 'conversation.search_saved_messages'), input),
+    'conversation.list_saved_messages': (ctx, input) =>
+      plane.saved.list(ctx.namespace, resolveUserId(ctx.principal, input.user_id, 'conversation.list_saved_messages'), input),
+    'conversation.saved_status': (ctx, input) => plane.saved.status(ctx.namespace, resolveUserId(ctx.principal, input.user_id, 'conversation.saved_status'), input),
     'token.create': async (ctx, input) => {
       const issued = await auth.createToken(ctx.principal, {
         namespace: ctx.namespace,

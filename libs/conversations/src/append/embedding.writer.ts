@@ -4,6 +4,12 @@ import type { ThreadFence } from '../fencing/thread-fence';
 import { threadRefKey, type ThreadLeases } from '../leases/thread-leases';
 import { embeddingKey, turnKey, type EmbeddingRow } from '../rows';
 
+interface SavedFlags {
+  is_saved: boolean;
+  saved_at: string | null;
+  user_id: string;
+}
+
 /** `written`: the row landed (or a live shared row already covers the turn); `deleted`: the turn went away meanwhile. */
 export type EmbeddingOutcome = 'written' | 'deleted';
 
@@ -65,11 +71,13 @@ export class EmbeddingWriter {
     if (items.length === 0) return [];
     const unsure = items.filter((i) => this.fence.mayHaveChanged(i.row.namespace, i.row.thread_id, i.fenceToken));
     const { liveTurns, sharedRows } = unsure.length > 0 ? await this.reread(unsure) : { liveTurns: undefined, sharedRows: new Set<string>() };
+    const savedFlags = liveTurns ?? new Map<string, SavedFlags>();
     const outcomes: EmbeddingOutcome[] = [];
     const toInsert: EmbeddingRow[] = [];
     const claimed = new Set<string>();
     for (const item of items) {
-      const live = liveTurns === undefined || !unsure.includes(item) || liveTurns.has(turnKey({ ...item.row, agent: item.agent }));
+      const turn = turnKey({ ...item.row, agent: item.agent });
+      const live = liveTurns === undefined || !unsure.includes(item) || liveTurns.has(turn);
       if (!live) {
         outcomes.push('deleted');
         continue;
@@ -77,7 +85,9 @@ export class EmbeddingWriter {
       const key = embeddingKey(item.row);
       if (!item.sharedVectorExists && !sharedRows.has(key) && !claimed.has(key)) {
         claimed.add(key);
-        toInsert.push(item.row);
+        // Saved while its vector was being made: the vector carries the flag too (SAVE-RETRY-06).
+        const saved = savedFlags.get(turn);
+        toInsert.push(saved?.is_saved ? { ...item.row, is_saved: true, saved_at: saved.saved_at, user_id: saved.user_id } : item.row);
       }
       outcomes.push('written');
     }
@@ -85,8 +95,8 @@ export class EmbeddingWriter {
     return outcomes;
   }
 
-  /** Which of these turns are still live, and which already have a live shared row. */
-  private async reread(items: PendingEmbedding[]): Promise<{ liveTurns: Set<string>; sharedRows: Set<string> }> {
+  /** Which of these turns are still live (with their saved flags), and which already have a live shared row. */
+  private async reread(items: PendingEmbedding[]): Promise<{ liveTurns: Map<string, SavedFlags>; sharedRows: Set<string> }> {
     const { tables } = this.storage;
     const rows = items.map((i) => i.row);
     const params = {
@@ -95,16 +105,16 @@ export class EmbeddingWriter {
       ids: [...new Set(rows.map((r) => r.msg_id))],
     };
     // One round trip for both checks: which transcript rows are live, which shared rows exist.
-    const state = await this.storage.query<{ kind: 'turn' | 'shared'; namespace: string; thread_id: string; agent: string; msg_id: string }>(
-      `SELECT 'turn' AS kind, namespace, thread_id, agent, msg_id FROM ${tables.conversations} FINAL
+    const state = await this.storage.query<{ kind: 'turn' | 'shared'; namespace: string; thread_id: string; agent: string; msg_id: string } & SavedFlags>(
+      `SELECT 'turn' AS kind, namespace, thread_id, agent, msg_id, is_saved, saved_at, user_id FROM ${tables.conversations} FINAL
          WHERE namespace IN {namespaces:Array(String)} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)} AND deleted = 0
        UNION ALL
-       SELECT 'shared' AS kind, namespace, thread_id, agent, msg_id FROM ${tables.conversationEmbeddings} FINAL
+       SELECT 'shared' AS kind, namespace, thread_id, agent, msg_id, is_saved, saved_at, user_id FROM ${tables.conversationEmbeddings} FINAL
          WHERE namespace IN {namespaces:Array(String)} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)} AND deleted = 0`,
       params,
     );
     return {
-      liveTurns: new Set(state.filter((s) => s.kind === 'turn').map(turnKey)),
+      liveTurns: new Map(state.filter((s) => s.kind === 'turn').map((s) => [turnKey(s), { is_saved: Boolean(s.is_saved), saved_at: s.saved_at, user_id: s.user_id }])),
       sharedRows: new Set(state.filter((s) => s.kind === 'shared').map(embeddingKey)),
     };
   }

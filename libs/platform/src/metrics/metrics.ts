@@ -19,6 +19,7 @@ export class LoomMetrics {
   readonly storageActiveParts: Gauge<'table'>;
   readonly storageMergesRunning: Gauge<string>;
   readonly titlerOutcomes: Counter<'outcome'>;
+  readonly savedOutcomes: Counter<'op' | 'outcome'>;
   readonly llmCalls: Counter<'purpose' | 'outcome'>;
   readonly llmTokens: Counter<'purpose' | 'direction'>;
   private storageProbe: (() => Promise<StorageHealth>) | undefined;
@@ -56,6 +57,12 @@ export class LoomMetrics {
       name: 'loom_append_total',
       help: 'Appends by outcome (stored, duplicate, logging_disabled, deleted)',
       labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+    this.savedOutcomes = new Counter({
+      name: 'loom_saved_messages_total',
+      help: 'Saved-message writes by op (save, unsave) and outcome (saved, unsaved, removed, not_found, or the refusal reason)',
+      labelNames: ['op', 'outcome'],
       registers: [this.registry],
     });
     this.titlerOutcomes = new Counter({

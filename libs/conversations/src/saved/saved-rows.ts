@@ -1,0 +1,34 @@
+import type { Storage } from '@loom/clickhouse';
+import type { EmbeddingRow, TranscriptRow } from '../rows';
+
+export const TRANSCRIPT_COLUMNS =
+  'namespace, thread_id, agent, msg_id, ts, role, content, reasoning, user_id, run_id, metadata, tokens, is_high, is_summary, is_saved, saved_at, deleted, deleted_at, created_at, version';
+export const EMBEDDING_COLUMNS =
+  'namespace, thread_id, msg_id, agent, role, run_id, user_id, ts, text, model, embedding, embed_error, is_summary, is_saved, saved_at, deleted, deleted_at, created_at, version, filters_changed';
+
+export interface MessageRef {
+  namespace: string;
+  thread_id: string;
+  agent: string;
+  msg_id: string;
+}
+
+/** The latest version of one agent's transcript row, tombstoned or not; undefined when never stored. */
+export async function readTranscriptRow(storage: Storage, ref: MessageRef): Promise<TranscriptRow | undefined> {
+  const rows = await storage.query<TranscriptRow>(
+    `SELECT ${TRANSCRIPT_COLUMNS} FROM ${storage.tables.conversations} FINAL
+     WHERE namespace = {ns:String} AND thread_id = {thread:String} AND agent = {agent:String} AND msg_id = {msg:String}`,
+    { ns: ref.namespace, thread: ref.thread_id, agent: ref.agent, msg: ref.msg_id },
+  );
+  return rows[0];
+}
+
+/** The latest version of a turn's (shared) embedding row, tombstoned or not. */
+export async function readEmbeddingRow(storage: Storage, ref: MessageRef): Promise<EmbeddingRow | undefined> {
+  const rows = await storage.query<EmbeddingRow>(
+    `SELECT ${EMBEDDING_COLUMNS} FROM ${storage.tables.conversationEmbeddings} FINAL
+     WHERE namespace = {ns:String} AND thread_id = {thread:String} AND msg_id = {msg:String}`,
+    { ns: ref.namespace, thread: ref.thread_id, msg: ref.msg_id },
+  );
+  return rows[0];
+}
