@@ -2,6 +2,7 @@ import type { Role } from './roles';
 import {
   AppendTurnRequest,
   CompactThreadRequest,
+  DeleteThreadRequest,
   CreateThreadRequest,
   GetThreadRequest,
   ListThreadsRequest,
@@ -30,6 +31,7 @@ export const Ops = {
   'conversation.threads': { role: 'viewer', request: ListThreadsRequest },
   'conversation.search': { role: 'viewer', request: SearchTurnsRequest },
   'conversation.compact': { role: 'writer', request: CompactThreadRequest },
+  'conversation.delete': { role: 'admin', request: DeleteThreadRequest },
   'conversation.save_message': { role: 'writer', request: SaveMessageRequest, perUser: true },
   'conversation.unsave_message': { role: 'writer', request: UnsaveMessageRequest, perUser: true },
   'conversation.search_saved_messages': { role: 'viewer', request: SearchSavedMessagesRequest, perUser: true },

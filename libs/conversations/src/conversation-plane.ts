@@ -11,6 +11,7 @@ import { ReadService } from './read/read.service';
 import { CompactionService } from './compaction/compaction.service';
 import { ThreadLeases } from './leases/thread-leases';
 import { SavedMessagesService } from './saved/saved-messages.service';
+import { ThreadDeleteService } from './deletion/thread-delete.service';
 import { SavedSearchService } from './saved/saved-search.service';
 import { ReembedService } from './reembed/reembed.service';
 import { TurnsRepository } from './read/turns.repository';
@@ -50,6 +51,7 @@ export interface ConversationPlane {
   search: SearchService;
   reembed: ReembedService;
   compaction: CompactionService;
+  deletion: ThreadDeleteService;
   saved: SavedMessagesService;
   savedSearch: SavedSearchService;
   fence: ThreadFence;
@@ -82,6 +84,7 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
     threads: new ThreadsService(meta, turns, recording),
     search: new SearchService(storage, embedder, settings),
     reembed: new ReembedService(storage, embedder, options.fence),
+    deletion: new ThreadDeleteService(storage, meta, threadLeases, options.fence),
     saved: new SavedMessagesService(storage, embedder, threadLeases, options.fence, recording, settings, metrics),
     savedSearch: new SavedSearchService(storage, embedder, settings),
     compaction: new CompactionService(storage, embedder, options.llm ?? new FakeLlmProvider(), threadLeases, options.fence, { metrics, logger: options.logger }),

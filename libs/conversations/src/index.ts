@@ -28,3 +28,4 @@ export * from './compaction/embedding-retirement';
 export * from './saved/bm25';
 export * from './saved/saved-messages.service';
 export * from './saved/saved-search.service';
+export * from './deletion/thread-delete.service';

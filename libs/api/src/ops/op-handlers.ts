@@ -17,6 +17,7 @@ interface OpInputs {
   'conversation.threads': C.ListThreadsRequest;
   'conversation.search': C.SearchTurnsRequest;
   'conversation.compact': C.CompactThreadRequest;
+  'conversation.delete': C.DeleteThreadRequest;
   'conversation.save_message': C.SaveMessageRequest;
   'conversation.unsave_message': C.UnsaveMessageRequest;
   'conversation.search_saved_messages': C.SearchSavedMessagesRequest;
@@ -59,6 +60,7 @@ export function createOpHandlers(plane: ConversationPlane, auth: AuthService): O
       return plane.search.search(scope, ctx.agent, input);
     },
     'conversation.compact': (ctx, input) => plane.compaction.compact(ctx.namespace, writingAgent(ctx, 'conversation.compact'), input),
+    'conversation.delete': (ctx, input) => plane.deletion.delete(ctx.namespace, writingAgent(ctx, 'conversation.delete'), input),
     'conversation.save_message': (ctx, input) =>
       plane.saved.save(ctx.namespace, writingAgent(ctx, 'conversation.save_message'), resolveUserId(ctx.principal, input.user_id, 'conversation.save_message'), input),
     'conversation.unsave_message': (ctx, input) =>

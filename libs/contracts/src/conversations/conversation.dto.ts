@@ -219,6 +219,28 @@ export interface CompactThreadResponse {
   reason?: CompactReason;
 }
 
+// ---- conversation.delete -------------------------------------------------------------------
+
+export class DeleteThreadRequest extends AgentScopedRequest {
+  @IdField() thread_id!: string;
+  /** Must equal `thread_id`: a delete names its thread twice. */
+  @IdField() confirm_thread_id!: string;
+
+  static readonly example: DeleteThreadRequest = Object.assign(new DeleteThreadRequest(), {
+    thread_id: 'thread-42',
+    confirm_thread_id: 'thread-42',
+  });
+}
+
+export interface DeleteThreadResponse {
+  thread_id: string;
+  deleted: boolean;
+  /** The calling agent's turns tombstoned. */
+  turns_deleted: number;
+  /** Shared embedding rows handed to another agent's live copy instead of tombstoned. */
+  embeddings_kept: number;
+}
+
 // ---- conversation.search -------------------------------------------------------------------
 
 export class SearchTurnsRequest extends AgentScopedRequest {

@@ -7,13 +7,16 @@ import { firstChars } from '../text';
 const EMBEDDING_COLUMNS =
   'namespace, thread_id, msg_id, agent, role, run_id, user_id, ts, text, model, embedding, embed_error, is_summary, is_saved, saved_at, deleted, deleted_at, created_at, version, filters_changed';
 
+/** Earlier builds cut embedding text at this length; such a row cannot show which copy it came from. */
+const LEGACY_CUT = 240;
+
 /** A turn of the retiring agent whose embedding row may be shared with another agent's copy. */
 export interface RetiringTurn {
   msg_id: string;
   content: string;
 }
 
-interface LiveCopy {
+interface CopyRow {
   agent: string;
   msg_id: string;
   role: EmbeddingRow['role'];
@@ -22,49 +25,80 @@ interface LiveCopy {
   user_id: string;
   is_high: boolean | number;
   is_summary: boolean | number;
+  deleted: boolean | number;
 }
 
 /**
- * The new versions of the embedding rows of turns one agent retires (compaction; thread
- * delete uses the same rule). Two agents that log one turn share its embedding row. A row this
- * agent owns passes to another agent's live copy of the turn when that copy is of a kind search
- * indexes (a plain user or assistant turn, or a summary) and has the same text (its first
- * 2,048 characters equal the retiring turn's). The row then carries that copy's agent, role,
- * run and user, so the retiring agent's search drops it. Otherwise the row is tombstoned. Rows
- * another agent owns are left alone.
+ * The new versions of the embedding rows of turns one agent retires (compaction). See
+ * `settleEmbeddingRows` for the rule.
  */
-export async function embeddingRetirements(storage: Storage, namespace: string, threadId: string, agent: string, turns: RetiringTurn[]): Promise<EmbeddingRow[]> {
-  if (turns.length === 0) return [];
+export function embeddingRetirements(storage: Storage, namespace: string, threadId: string, agent: string, turns: RetiringTurn[]): Promise<EmbeddingRow[]> {
+  if (turns.length === 0) return Promise.resolve([]);
+  return settleEmbeddingRows(storage, { namespace, threadId, agent, turns, orphans: false });
+}
+
+/**
+ * Two agents that log one turn share its embedding row. When one agent's copy goes (compaction,
+ * thread delete), a row it owns passes to another agent's live copy of the turn if that copy is
+ * of a kind search indexes (a plain user or assistant turn, or a summary) and has the same text:
+ * its first 2,048 characters equal the owner's turn. The row then carries that copy's agent,
+ * role, run and user (flagged `filters_changed`), so the retiring agent's search drops it.
+ * Otherwise the row is tombstoned.
+ *
+ * With `orphans` (thread delete), rows whose own agent holds no live message for the turn any
+ * more (deleted or compacted earlier, or expired) are settled the same way. A row of exactly 240
+ * characters whose owner's message is gone altogether cannot be matched to a copy, and is
+ * tombstoned.
+ */
+export async function settleEmbeddingRows(
+  storage: Storage,
+  scope: { namespace: string; threadId: string; agent: string; turns: RetiringTurn[]; orphans: boolean },
+): Promise<EmbeddingRow[]> {
   const { tables } = storage;
-  const ids = turns.map((t) => t.msg_id);
-  const params = { ns: namespace, thread: threadId, ids, agent };
-  const [rows, copies] = await Promise.all([
+  const ids = scope.turns.map((t) => t.msg_id);
+  const params = { ns: scope.namespace, thread: scope.threadId, ids };
+  const onlyTurns = scope.orphans ? '' : 'AND msg_id IN {ids:Array(String)}';
+  const [rows, transcript] = await Promise.all([
     storage.query<EmbeddingRow>(
       `SELECT ${EMBEDDING_COLUMNS} FROM ${tables.conversationEmbeddings} FINAL
-       WHERE namespace = {ns:String} AND thread_id = {thread:String} AND msg_id IN {ids:Array(String)} AND deleted = 0`,
+       WHERE namespace = {ns:String} AND thread_id = {thread:String} ${onlyTurns} AND deleted = 0`,
       params,
     ),
-    storage.query<LiveCopy>(
-      `SELECT agent, msg_id, role, content, run_id, user_id, is_high, is_summary FROM ${tables.conversations} FINAL
-       WHERE namespace = {ns:String} AND thread_id = {thread:String} AND msg_id IN {ids:Array(String)} AND agent != {agent:String} AND deleted = 0
+    storage.query<CopyRow>(
+      `SELECT agent, msg_id, role, content, run_id, user_id, is_high, is_summary, deleted FROM ${tables.conversations} FINAL
+       WHERE namespace = {ns:String} AND thread_id = {thread:String} ${onlyTurns}
        ORDER BY agent`,
       params,
     ),
   ]);
-  const ownText = new Map(turns.map((t) => [t.msg_id, firstChars(t.content, Limits.embedChars)]));
+  const retiring = new Map(scope.turns.map((t) => [t.msg_id, t.content]));
+  const live = (agent: string, msgId: string): boolean =>
+    !(agent === scope.agent && retiring.has(msgId)) && transcript.some((c) => c.agent === agent && c.msg_id === msgId && !c.deleted);
   const now = formatMillis();
-  return rows
-    .filter((row) => row.agent === agent)
-    .map((row) => {
-      const heir = copies.find(
-        (c) =>
-          c.msg_id === row.msg_id &&
-          (Boolean(c.is_summary) || ((c.role === 'user' || c.role === 'assistant') && !c.is_high)) &&
-          firstChars(c.content, Limits.embedChars) === ownText.get(row.msg_id),
-      );
-      const version = nextVersion();
-      return heir
+  const out: EmbeddingRow[] = [];
+  for (const row of rows) {
+    let reference: string | undefined;
+    if (row.agent === scope.agent && retiring.has(row.msg_id)) reference = retiring.get(row.msg_id);
+    else if (scope.orphans && !live(row.agent, row.msg_id)) reference = transcript.find((c) => c.agent === row.agent && c.msg_id === row.msg_id)?.content;
+    else continue;
+    const text = reference !== undefined ? firstChars(reference, Limits.embedChars) : Array.from(row.text).length === LEGACY_CUT ? undefined : row.text;
+    const heir =
+      text === undefined
+        ? undefined
+        : transcript.find(
+            (c) =>
+              c.msg_id === row.msg_id &&
+              c.agent !== row.agent &&
+              live(c.agent, c.msg_id) &&
+              (Boolean(c.is_summary) || ((c.role === 'user' || c.role === 'assistant') && !c.is_high)) &&
+              firstChars(c.content, Limits.embedChars) === text,
+          );
+    const version = nextVersion();
+    out.push(
+      heir
         ? { ...row, agent: heir.agent, role: heir.role, run_id: heir.run_id, user_id: heir.user_id, filters_changed: true, version }
-        : { ...row, deleted: true, deleted_at: now, version };
-    });
+        : { ...row, deleted: true, deleted_at: now, version },
+    );
+  }
+  return out;
 }

@@ -39,6 +39,12 @@ export class ThreadMetaRepository {
     return new Map(rows.map((r) => [r.thread_id, r]));
   }
 
+  /** A tombstone version of the thread row: reads never see it again. */
+  async tombstone(row: ThreadMetaRow): Promise<void> {
+    const { version: _version, ...rest } = row;
+    await this.storage.insert(this.storage.tables.conversationThreads, [{ ...rest, updated_at: formatMillis(), deleted: true, version: nextVersion() }]);
+  }
+
   /**
    * `version` defaults to a fresh one, which supersedes every earlier write. A background writer
    * (the titler) passes the version it read plus one instead: then any write a person made after
