@@ -5,6 +5,7 @@ import { upCommand } from './commands/up.command';
 import { migrateCommand } from './commands/migrate.command';
 import { tokenCreateCommand } from './commands/token.command';
 import { reembedCommand } from './commands/reembed.command';
+import { ingestTranscriptCommand } from './commands/ingest-transcript.command';
 
 const program = new Command('loom').description('Loom: a memory of coding-agent sessions').showHelpAfterError();
 
@@ -17,6 +18,22 @@ program
   .option('--namespace <ns>', 'only this namespace (default: every namespace)')
   .option('--all', 'also re-embed turns that already have a vector of the current model')
   .action(reembedCommand);
+
+program
+  .command('ingest-transcript')
+  .description('append a transcript file to a thread: Markdown (# user / # assistant), a JSON array of {role, content}, a Claude Code session or a Codex rollout')
+  .requiredOption('--namespace <ns>', 'the namespace to record into')
+  .requiredOption('--file <path>', 'the transcript file')
+  .option('--format <format>', 'auto | markdown | json | claude-code | codex', 'auto')
+  .option('--thread-id <id>', 'a stable thread id: ingesting the same file again then adds nothing (default: the session id, else a new thread)')
+  .option('--dry-run', 'count the turns that would be appended and send nothing')
+  .option('--after-msg-id <id>', 'skip the turns up to and including this msg_id (what a capture hook already sent)')
+  .option('--agent <agent>', 'the agent the turns are recorded as (default "default")')
+  .option('--user-id <id>', "the user whose prompts these are (set on user turns)")
+  .option('--url <url>', 'the gateway (default $LOOM_URL, else http://127.0.0.1:$LOOM_PORT)')
+  .option('--token <token>', 'a writer token (default $LOOM_TOKEN, else the local admin token)')
+  .option('--json', 'print the outcome as one JSON line')
+  .action(ingestTranscriptCommand);
 
 const token = program.command('token').description('API tokens');
 token

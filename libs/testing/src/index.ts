@@ -8,3 +8,4 @@ export * from './api-checks';
 export * from './openai-compatible.server';
 export * from './storage-inspection';
 export * from './nats-server';
+export * from './shared-data';

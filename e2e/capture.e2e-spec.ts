@@ -1,0 +1,155 @@
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { sharedDataPath, startTestLoom, uniqueNamespace, type TestLoom } from '../libs/testing/src';
+
+const run = promisify(execFile);
+const ROOT = resolve(__dirname, '..');
+const CLI = join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js');
+const HOOK = join(ROOT, 'integrations', 'claude-code', 'hooks', 'loom-conversation.mjs');
+
+/** The capture clients and `loom ingest-transcript`, as processes, against a running gateway. */
+describe('capture clients and loom ingest-transcript', () => {
+  let loom: TestLoom;
+  let token: string;
+  let ns: string;
+  const work = mkdtempSync(join(tmpdir(), 'loom-capture-'));
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    loom = await startTestLoom({ env: { LOOM_CONVERSATION_TITLER_ENABLED: 'false' } });
+  });
+  beforeEach(async () => {
+    ns = uniqueNamespace();
+    await loom.record(ns);
+    token = (await loom.admin.ok('token.create', { namespace: ns, role: 'writer' })).token;
+    env = { ...process.env, LOOM_URL: loom.url, LOOM_TOKEN: token, LOOM_NAMESPACE: ns, LOOM_CLI: `${process.execPath} ${CLI}`, LOOM_CAPTURE_STATE_DIR: join(work, `state-${ns}`), LOOM_LOG_LEVEL: 'warn' };
+  });
+  afterAll(async () => {
+    await loom.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  const cli = (...args: string[]) => run(process.execPath, [CLI, ...args], { env });
+  const turns = async (thread: string) =>
+    (await loom.admin.ok('conversation.list', { namespace: ns, thread_id: thread, limit: 200 })).messages as Array<{ msg_id: string; role: string; content: string }>;
+  const appendCalls = async (): Promise<number> => {
+    const text = await (await fetch(`${loom.url}/metrics`)).text();
+    return [...text.matchAll(/^loom_op_duration_seconds_count\{[^}]*op="conversation\.append"[^}]*\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+  };
+  const hook = (input: object, extraEnv: Record<string, string> = {}) => {
+    return new Promise<{ stdout: string; stderr: string }>((resolvePromise, reject) => {
+      const child = execFile(process.execPath, [HOOK], { env: { ...env, ...extraEnv } }, (error, stdout, stderr) => (error ? reject(error) : resolvePromise({ stdout, stderr })));
+      child.stdin!.end(JSON.stringify(input));
+    });
+  };
+
+  it('CLI-INGEST-01: a Markdown file of # user / # assistant sections is appended turn by turn, in order', async () => {
+    const file = join(work, 'session.md');
+    writeFileSync(file, '# user\nWhere do invoices live now?\n\n# assistant\nIn ledger_v2, since Tuesday.\n\n# user\nAnd the export job?\n');
+    const { stdout } = await cli('ingest-transcript', '--namespace', ns, '--file', file, '--thread-id', 'md');
+    expect(stdout).toContain('appended 3 of 3 turn(s) (markdown) to thread md');
+    expect((await turns('md')).map((t) => [t.role, t.content])).toEqual([
+      ['user', 'Where do invoices live now?'],
+      ['assistant', 'In ledger_v2, since Tuesday.'],
+      ['user', 'And the export job?'],
+    ]);
+  });
+
+  it('CLI-INGEST-02: a JSON array of {role, content} is appended element by element', async () => {
+    const file = join(work, 'session.json');
+    writeFileSync(file, JSON.stringify([{ role: 'user', content: 'ping' }, { role: 'assistant', content: 'pong' }, { role: 'tool', content: '{"ok":true}' }]));
+    await cli('ingest-transcript', '--namespace', ns, '--file', file, '--thread-id', 'js');
+    expect((await turns('js')).map((t) => t.role)).toEqual(['user', 'assistant', 'tool']);
+  });
+
+  it('CLI-INGEST-03: --dry-run counts the turns and appends nothing', async () => {
+    const file = join(work, 'dry.md');
+    writeFileSync(file, '# user\none\n# assistant\ntwo\n');
+    const before = await appendCalls();
+    const { stdout } = await cli('ingest-transcript', '--namespace', ns, '--file', file, '--thread-id', 'dry', '--dry-run');
+    expect(stdout).toContain('would append 2 turn(s) (markdown) to thread dry; nothing was sent');
+    expect(await appendCalls()).toBe(before);
+    expect((await loom.admin.call('conversation.get', { namespace: ns, thread_id: 'dry' })).status).toBe(404);
+  });
+
+  it('CLI-INGEST-04: the same file twice with the same --thread-id does not double the transcript (derived msg_id: duplicate)', async () => {
+    const file = join(work, 'twice.md');
+    writeFileSync(file, '# user\nfirst\n# assistant\nsecond\n');
+    await cli('ingest-transcript', '--namespace', ns, '--file', file, '--thread-id', 'stable');
+    const { stdout } = await cli('ingest-transcript', '--namespace', ns, '--file', file, '--thread-id', 'stable', '--json');
+    expect(JSON.parse(stdout)).toMatchObject({ appended: 0, duplicates: 2, thread_id: 'stable' });
+    expect(await turns('stable')).toHaveLength(2);
+  });
+
+  it('a bad token or a missing gateway fails with what to do next', async () => {
+    const file = join(work, 'x.md');
+    writeFileSync(file, '# user\nx\n');
+    const bad = await cli('ingest-transcript', '--namespace', ns, '--file', file, '--token', 'loom_nope').catch((e: { stderr: string; code: number }) => e);
+    expect((bad as { stderr: string }).stderr).toMatch(/refused the token \(401\); pass a writer token/);
+    const down = await cli('ingest-transcript', '--namespace', ns, '--file', file, '--url', 'http://127.0.0.1:9').catch((e: { stderr: string }) => e);
+    expect((down as { stderr: string }).stderr).toMatch(/cannot reach Loom at http:\/\/127.0.0.1:9.*loom up/);
+  });
+
+  it('CAPTURE-01: the Claude Code Stop hook appends each new turn with msg_id = the entry uuid; running it again adds nothing', async () => {
+    const transcript = join(work, `claude-${ns}.jsonl`);
+    copyFileSync(sharedDataPath('transcripts', 'claude-code-spotter-short.jsonl'), transcript);
+    const lines = readFileSync(transcript, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    await hook({ session_id: 'cc-1', transcript_path: transcript, hook_event_name: 'Stop' });
+    const stored = await turns('cc-1');
+    expect(stored.length).toBeGreaterThan(1);
+    expect(stored[0]).toMatchObject({ role: 'user', msg_id: lines[3].uuid });
+    const calls = await appendCalls();
+    await hook({ session_id: 'cc-1', transcript_path: transcript, hook_event_name: 'Stop' });
+    expect(await appendCalls()).toBe(calls);
+    expect(await turns('cc-1')).toHaveLength(stored.length);
+    // A new turn arrives (the Stop hook fired before it was written): the next run sends only it.
+    appendFileSync(transcript, JSON.stringify({ type: 'user', uuid: 'late-uuid', sessionId: 'cc-1', message: { role: 'user', content: 'one more thing' } }) + '\n');
+    await hook({ session_id: 'cc-1', transcript_path: transcript, hook_event_name: 'Stop' });
+    expect(await appendCalls()).toBe(calls + 1);
+    expect((await turns('cc-1')).at(-1)).toMatchObject({ msg_id: 'late-uuid', content: 'one more thing' });
+  });
+
+  it('CAPTURE-02, SETTINGS-08: with LOOM_CAPTURE_CONVERSATIONS=false the hook makes no append call', async () => {
+    const transcript = join(work, `off-${ns}.jsonl`);
+    copyFileSync(sharedDataPath('transcripts', 'claude-code-simonw-sample_session.jsonl'), transcript);
+    const calls = await appendCalls();
+    await hook({ session_id: 'cc-off', transcript_path: transcript }, { LOOM_CAPTURE_CONVERSATIONS: 'false' });
+    expect(await appendCalls()).toBe(calls);
+  });
+
+  it('CAPTURE-03: the hook caches the namespace\'s "not recording" verdict and skips append calls while it holds', async () => {
+    await loom.admin.ok('conversation.set_logging', { namespace: ns, enabled: false });
+    const transcript = join(work, `quiet-${ns}.jsonl`);
+    copyFileSync(sharedDataPath('transcripts', 'claude-code-simonw-sample_session.jsonl'), transcript);
+    await hook({ session_id: 'cc-quiet', transcript_path: transcript });
+    const calls = await appendCalls();
+    appendFileSync(transcript, JSON.stringify({ type: 'user', uuid: 'later', sessionId: 'x', message: { role: 'user', content: 'still not recorded' } }) + '\n');
+    await hook({ session_id: 'cc-quiet', transcript_path: transcript });
+    expect(await appendCalls()).toBe(calls);
+    expect((await loom.admin.call('conversation.get', { namespace: ns, thread_id: 'cc-quiet' })).status).toBe(404);
+  });
+
+  it('CAPTURE-04: the same hook captures a Codex rollout (Stop input with the rollout as transcript_path)', async () => {
+    await hook({ session_id: 'codex-1', transcript_path: sharedDataPath('transcripts', 'codex-rollout-daaain-synthetic-11111111.jsonl'), turn_id: 't1', model: 'm' });
+    const stored = await turns('codex-1');
+    expect(stored[0]).toMatchObject({ role: 'user', content: 'List the synthetic files.' });
+    expect(stored.filter((t) => t.content === 'List the synthetic files.')).toHaveLength(1);
+  });
+
+  it('CAPTURE-05: the Cursor hook script hands a SpecStory transcript to loom ingest-transcript', async () => {
+    const file = sharedDataPath('transcripts', 'markdown-specstory-minsky-2025-04-29_17-36-bug-fixing-rule.md');
+    await run(join(ROOT, 'integrations', 'cursor', 'cursor-session-hook.sh'), [file, 'cursor-1'], { env });
+    const stored = (await loom.admin.ok('conversation.list', { namespace: ns, thread_id: 'cursor-1', agent: 'cursor', limit: 200 })).messages;
+    expect(stored[0]).toMatchObject({ role: 'user', content: expect.stringContaining('failing test') });
+  });
+
+  it('CAPTURE-06: the generic script ingests an exported transcript', async () => {
+    const file = join(work, 'generic.json');
+    writeFileSync(file, JSON.stringify([{ role: 'user', content: 'generic agent says hi' }]));
+    await run(join(ROOT, 'integrations', 'generic', 'ingest.sh'), [file, 'generic-1'], { env });
+    expect((await turns('generic-1')).map((t) => t.content)).toEqual(['generic agent says hi']);
+  });
+});

@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// Loom's capture hook for Claude Code (Stop) and Codex (Stop): appends the session's new turns
+// to Loom through `loom ingest-transcript`, with msg_id = the transcript entry's uuid, so a
+// second run over the same transcript adds nothing.
+//
+// Environment:
+//   LOOM_CAPTURE_CONVERSATIONS=false   turn capture off (no calls at all)
+//   LOOM_NAMESPACE                     namespace to record into (default "default")
+//   LOOM_URL, LOOM_TOKEN               the gateway and a writer token
+//   LOOM_CLI                           how to run the loom command (default "loom")
+//   LOOM_AGENT                         agent name to record as (default "default")
+//   LOOM_CAPTURE_STATE_DIR             where per-session state lives (default ~/.loom/capture)
+//   LOOM_CAPTURE_VERDICT_TTL_SECONDS   how long a "recording is off" answer is trusted (300)
+//
+// A hook must never break the session: every failure is reported on stderr and exits 0.
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+const env = process.env;
+
+async function main() {
+  if ((env.LOOM_CAPTURE_CONVERSATIONS ?? '').toLowerCase() === 'false') return;
+  const input = JSON.parse(await readStdin() || '{}');
+  const sessionId = input.session_id;
+  const transcript = input.transcript_path;
+  if (!sessionId || !transcript) return;
+
+  const stateDir = env.LOOM_CAPTURE_STATE_DIR ?? join(homedir(), '.loom', 'capture');
+  const statePath = join(stateDir, `${sessionId.replace(/[^A-Za-z0-9_.-]/g, '_')}.json`);
+  const state = readState(statePath);
+  // The namespace does not record: skip the calls until the verdict is stale.
+  if (state.recording_off_until && state.recording_off_until > Date.now()) return;
+
+  const [command, ...prefix] = (env.LOOM_CLI ?? 'loom').split(' ').filter(Boolean);
+  const args = [
+    ...prefix,
+    'ingest-transcript',
+    '--namespace', env.LOOM_NAMESPACE ?? 'default',
+    '--file', transcript,
+    '--thread-id', sessionId,
+    '--json',
+    ...(env.LOOM_AGENT ? ['--agent', env.LOOM_AGENT] : []),
+    ...(state.last_msg_id ? ['--after-msg-id', state.last_msg_id] : []),
+  ];
+  const stdout = await run(command, args);
+  const report = JSON.parse(stdout.trim().split('\n').pop());
+  const ttl = Number(env.LOOM_CAPTURE_VERDICT_TTL_SECONDS ?? 300) * 1000;
+  writeState(stateDir, statePath, {
+    last_msg_id: report.last_msg_id ?? state.last_msg_id ?? null,
+    recording_off_until: report.not_recorded > 0 && report.appended === 0 ? Date.now() + ttl : 0,
+  });
+}
+
+function readStdin() {
+  return new Promise((resolve, reject) => {
+    let data = '';
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (chunk) => (data += chunk));
+    process.stdin.on('end', () => resolve(data));
+    process.stdin.on('error', reject);
+  });
+}
+
+function readState(path) {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+function writeState(dir, path, state) {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(`${path}.tmp`, JSON.stringify(state));
+  renameSync(`${path}.tmp`, path);
+}
+
+function run(command, args) {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`loom ingest-transcript failed: ${stderr.trim() || error.message}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+main().catch((error) => {
+  process.stderr.write(`loom capture: ${error.message}\n`);
+});

@@ -1,0 +1,95 @@
+import { Limits } from '@loom/contracts';
+import type { CapturedTurn } from './transcript';
+
+export interface IngestTarget {
+  /** The gateway, e.g. http://127.0.0.1:7777 */
+  url: string;
+  token: string;
+  namespace: string;
+  threadId: string;
+  agent?: string | undefined;
+  userId?: string | undefined;
+}
+
+export interface IngestReport {
+  thread_id: string;
+  turns: number;
+  appended: number;
+  duplicates: number;
+  /** Answered `logging_disabled`: the namespace does not record, so nothing was kept. */
+  not_recorded: number;
+  /** Over the 1 MiB content limit: not sent. */
+  too_large: number;
+  /** The last turn handled, whatever its outcome: where a later capture resumes. */
+  last_msg_id: string | null;
+}
+
+export class IngestError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'IngestError';
+  }
+}
+
+/**
+ * Appends turns in order through `conversation.append`, one call each (the order of a thread is
+ * the order of its appends). Ids make it safe to run again: a turn that landed is a duplicate.
+ * Stops at the first error the caller must fix (auth, a down gateway), saying what to do.
+ */
+export async function ingestTurns(turns: readonly CapturedTurn[], target: IngestTarget, onProgress?: (done: number, total: number) => void): Promise<IngestReport> {
+  const report: IngestReport = { thread_id: target.threadId, turns: turns.length, appended: 0, duplicates: 0, not_recorded: 0, too_large: 0, last_msg_id: null };
+  let lastReported = 0;
+  for (const [i, turn] of turns.entries()) {
+    if (Buffer.byteLength(turn.content, 'utf8') > Limits.maxContentBytes) {
+      report.too_large += 1;
+    } else {
+      const answer = await append(target, turn);
+      if (answer.stored) report.appended += 1;
+      else if (answer.reason === 'duplicate') report.duplicates += 1;
+      else report.not_recorded += 1;
+      report.last_msg_id = answer.msg_id;
+    }
+    const done = i + 1;
+    if (onProgress && (done === turns.length || done - lastReported >= Math.max(1, Math.ceil(turns.length / 20)))) {
+      lastReported = done;
+      onProgress(done, turns.length);
+    }
+  }
+  return report;
+}
+
+async function append(target: IngestTarget, turn: CapturedTurn): Promise<{ stored: boolean; reason?: string; msg_id: string }> {
+  const body = {
+    namespace: target.namespace,
+    thread_id: target.threadId,
+    role: turn.role,
+    content: turn.content,
+    ...(turn.msg_id ? { msg_id: turn.msg_id } : {}),
+    ...(turn.reasoning ? { reasoning: turn.reasoning } : {}),
+    ...(target.agent ? { agent: target.agent } : {}),
+    ...(target.userId && turn.role === 'user' ? { user_id: target.userId } : {}),
+  };
+  for (let attempt = 1; ; attempt++) {
+    let response: Response;
+    try {
+      response = await fetch(`${target.url}/v1/ops/conversation.append`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(30_000),
+      });
+    } catch (error) {
+      throw new IngestError(`cannot reach Loom at ${target.url} (${(error as Error).message}); start it with \`loom up\` or pass --url`);
+    }
+    const answer = (await response.json().catch(() => ({}))) as { stored?: boolean; reason?: string; msg_id?: string; error?: { message?: string } };
+    // 503: storage or a dependency is down, and a retry is safe: the ids keep it from doubling.
+    if (response.status === 503 && attempt < 5) {
+      await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
+      continue;
+    }
+    if (response.status === 401) throw new IngestError('Loom refused the token (401); pass a writer token with --token or LOOM_TOKEN');
+    if (response.status === 403) throw new IngestError(`Loom refused (403): ${answer.error?.message ?? 'the token cannot write to this namespace'}`);
+    if (!response.ok) throw new IngestError(`conversation.append answered ${response.status}: ${answer.error?.message ?? 'no message'}`);
+    return { stored: answer.stored === true, ...(answer.reason ? { reason: answer.reason } : {}), msg_id: answer.msg_id ?? '' };
+  }
+}

@@ -1,0 +1,36 @@
+import { parseClaudeCodeTranscript } from './claude-code';
+import { parseCodexTranscript } from './codex';
+import { parseJsonTranscript } from './json-array';
+import { parseMarkdownTranscript } from './markdown';
+import { TranscriptFormatError, type ParsedTranscript, type TranscriptFormat } from './transcript';
+
+/** Which format a file holds: from its name, then from its first line. */
+export function detectFormat(fileName: string, text: string): TranscriptFormat {
+  const first = text.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+  if (/\.md$|\.markdown$/i.test(fileName)) return 'markdown';
+  if (first.startsWith('[')) return 'json';
+  if (first.startsWith('{')) {
+    try {
+      const line = JSON.parse(first) as { type?: string; payload?: unknown };
+      if (line.payload !== undefined || line.type === 'session_meta') return 'codex';
+      return 'claude-code';
+    } catch {
+      throw new TranscriptFormatError('the first line is neither a JSON array nor a JSON object; give --format');
+    }
+  }
+  return 'markdown';
+}
+
+export function parseTranscript(fileName: string, text: string, format: TranscriptFormat | 'auto' = 'auto'): ParsedTranscript {
+  const chosen = format === 'auto' ? detectFormat(fileName, text) : format;
+  switch (chosen) {
+    case 'markdown':
+      return { format: chosen, turns: parseMarkdownTranscript(text) };
+    case 'json':
+      return { format: chosen, turns: parseJsonTranscript(text) };
+    case 'claude-code':
+      return parseClaudeCodeTranscript(text);
+    case 'codex':
+      return parseCodexTranscript(text);
+  }
+}

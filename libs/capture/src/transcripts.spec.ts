@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import { sharedDataPath } from '../../testing/src/shared-data';
+import { detectFormat, parseClaudeCodeTranscript, parseCodexTranscript, parseJsonTranscript, parseMarkdownTranscript, parseTranscript, TranscriptFormatError } from './index';
+
+/** Real transcripts no one here wrote (../shared/data/transcripts, licences in its README). */
+const read = (name: string) => readFileSync(sharedDataPath('transcripts', name), 'utf8');
+
+describe('Claude Code transcripts', () => {
+  it('CAPTURE-01: a real session: prompts and assistant text, msg_id the entry uuid, split assistant lines merged, tool and progress lines skipped', () => {
+    const text = read('claude-code-spotter-short.jsonl');
+    const parsed = parseClaudeCodeTranscript(text);
+    expect(parsed.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(parsed.turns[0]).toMatchObject({ role: 'user', content: expect.stringContaining('phx.server') });
+    const lines = text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    expect(parsed.turns[0]!.msg_id).toBe(lines[3].uuid);
+    // Lines 4-9 are one assistant message (one message.id): one turn, its thinking kept as reasoning.
+    const assistant = parsed.turns[1]!;
+    expect(assistant.role).toBe('assistant');
+    expect(assistant.msg_id).toBe(lines[4].uuid);
+    expect(assistant.reasoning).toBeTruthy();
+    expect(parsed.turns.filter((t) => t.role === 'assistant' && t.msg_id === lines[6].uuid)).toEqual([]);
+    expect(parsed.turns.every((t) => t.content.trim() !== '')).toBe(true);
+    expect(new Set(parsed.turns.map((t) => t.msg_id)).size).toBe(parsed.turns.length);
+    expect(parsed.turns.map((t) => t.content).join('\n')).not.toMatch(/"tool_use_id"|<local-command-stdout>/);
+  });
+
+  it("skips the client's own compaction summary and sub-agent lines", () => {
+    const parsed = parseClaudeCodeTranscript(read('claude-code-spotter-8463c716-lines690-760-compact.jsonl'));
+    expect(parsed.turns.some((t) => t.content.startsWith('This session is being continued'))).toBe(false);
+    expect(parseClaudeCodeTranscript(read('claude-code-spotter-8463c716-subagent-acompact-f46190.jsonl')).turns).toEqual([]);
+  });
+
+  it('reads older-format lines and the small synthetic fixture', () => {
+    const sample = parseClaudeCodeTranscript(read('claude-code-simonw-sample_session.jsonl'));
+    expect(sample.turns[0]).toEqual({ role: 'user', content: 'Create a hello world function', msg_id: 'msg-001' });
+    expect(sample.turns[1]).toMatchObject({ role: 'assistant', content: "I'll create that function for you.", msg_id: 'msg-002' });
+    expect(parseClaudeCodeTranscript(read('claude-code-daaain-representative_messages.jsonl')).turns.length).toBeGreaterThan(0);
+  });
+
+  it('ignores a torn last line (the client still writing it)', () => {
+    const text = read('claude-code-simonw-sample_session.jsonl').trimEnd();
+    expect(parseClaudeCodeTranscript(text + '\n{"type":"user","uuid":"x","message":{"conte').turns).toEqual(parseClaudeCodeTranscript(text).turns);
+  });
+});
+
+describe('Codex rollouts', () => {
+  it('CAPTURE-04: user and assistant text once each (response items, not the duplicate events), injected context skipped', () => {
+    const parsed = parseCodexTranscript(read('codex-rollout-daaain-synthetic-11111111.jsonl'));
+    expect(parsed.sessionId).toBe('11111111-1111-4111-8111-111111111111');
+    expect(parsed.turns[0]).toEqual({ role: 'user', content: 'List the synthetic files.' });
+    expect(parsed.turns.filter((t) => t.content === 'List the synthetic files.')).toHaveLength(1);
+    expect(parsed.turns.some((t) => t.role === 'assistant')).toBe(true);
+    const real = parseCodexTranscript(read('codex-rollout-acidicsoil-2025-11-17T15-30-28-019a93b9.jsonl'));
+    expect(real.turns.length).toBeGreaterThan(0);
+    expect(real.turns.some((t) => /<environment_context>/.test(t.content))).toBe(false);
+  });
+});
+
+describe('Markdown and JSON transcripts', () => {
+  it('CLI-INGEST-01: `# user` / `# assistant` sections in order', () => {
+    expect(parseMarkdownTranscript('Session notes\n\n# user\nFix the build\n\n# assistant\nDone: the import was wrong.\n\n# User\nThanks\n')).toEqual([
+      { role: 'user', content: 'Fix the build' },
+      { role: 'assistant', content: 'Done: the import was wrong.' },
+      { role: 'user', content: 'Thanks' },
+    ]);
+  });
+
+  it("CAPTURE-05: a real Cursor chat exported by SpecStory (_**User**_ / _**Assistant**_)", () => {
+    const turns = parseMarkdownTranscript(read('markdown-specstory-minsky-2025-04-29_17-36-bug-fixing-rule.md'));
+    expect(turns[0]).toMatchObject({ role: 'user', content: expect.stringContaining('failing test') });
+    expect(turns[1]!.role).toBe('assistant');
+    expect(turns.every((t) => !t.content.endsWith('---'))).toBe(true);
+  });
+
+  it('CLI-INGEST-02: a JSON array of {role, content}; anything else is a clear error', () => {
+    expect(parseJsonTranscript('[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]')).toEqual([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'hello' },
+    ]);
+    expect(() => parseJsonTranscript('{"role":"user"}')).toThrow(TranscriptFormatError);
+    expect(() => parseJsonTranscript('[{"role":"boss","content":"x"}]')).toThrow(/element 0: role must be one of/);
+  });
+
+  it('detects the format from the name and the first line', () => {
+    expect(detectFormat('a.md', '# user\nx')).toBe('markdown');
+    expect(detectFormat('a.json', '[{"role":"user","content":"x"}]')).toBe('json');
+    expect(detectFormat('a.jsonl', read('codex-rollout-daaain-synthetic-11111111.jsonl'))).toBe('codex');
+    expect(detectFormat('a.jsonl', read('claude-code-spotter-short.jsonl'))).toBe('claude-code');
+    expect(parseTranscript('a.jsonl', read('claude-code-simonw-sample_session.jsonl')).format).toBe('claude-code');
+  });
+});
