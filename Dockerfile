@@ -2,6 +2,7 @@
 # command picks the service:
 #   node dist/apps/gateway/src/main.js     (the default)
 #   node dist/apps/embedder/src/main.js
+#   node dist/apps/titler/src/main.js
 #   node dist/apps/cli/src/main.js migrate
 #
 #   docker build -t ghcr.io/loom/loom:latest .

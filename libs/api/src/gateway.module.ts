@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { HttpErrorFilter } from './http/not-found.filter';
 import { OpsController } from './http/ops.controller';
+import { DashboardController } from './http/dashboard.controller';
 import { LOOM_METRICS, OP_DISPATCHER, READINESS } from './http/tokens';
 import type { GatewayRuntime } from './runtime';
 
@@ -11,7 +12,7 @@ export class GatewayModule {
   static forRoot(runtime: GatewayRuntime): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [OpsController],
+      controllers: [OpsController, DashboardController],
       providers: [
         { provide: OP_DISPATCHER, useValue: runtime.dispatcher },
         { provide: READINESS, useValue: runtime.readiness },

@@ -4,6 +4,7 @@ import {
   CompactThreadRequest,
   DeleteThreadRequest,
   CreateThreadRequest,
+  GetLoggingRequest,
   GetThreadRequest,
   ListThreadsRequest,
   ListTurnsRequest,
@@ -23,6 +24,7 @@ import { GetSettingsRequest, SetSettingRequest } from './settings/settings.dto';
  */
 export const Ops = {
   'conversation.set_logging': { role: 'admin', request: SetLoggingRequest },
+  'conversation.get_logging': { role: 'viewer', request: GetLoggingRequest },
   'conversation.append': { role: 'writer', request: AppendTurnRequest },
   'conversation.create': { role: 'writer', request: CreateThreadRequest },
   'conversation.update': { role: 'writer', request: UpdateThreadRequest },

@@ -9,6 +9,7 @@ type Handler<I> = (ctx: OpContext, input: I) => Promise<unknown>;
 /** The request type of each op, as its handler receives it after validation. */
 interface OpInputs {
   'conversation.set_logging': C.SetLoggingRequest;
+  'conversation.get_logging': C.GetLoggingRequest;
   'conversation.append': C.AppendTurnRequest;
   'conversation.create': C.CreateThreadRequest;
   'conversation.update': C.UpdateThreadRequest;
@@ -46,6 +47,7 @@ export function createOpHandlers(plane: ConversationPlane, auth: AuthService): O
       await plane.recording.setLogging(ctx.namespace, input.enabled);
       return { namespace: ctx.namespace, conversation_logging_enabled: input.enabled };
     },
+    'conversation.get_logging': async (ctx) => ({ namespace: ctx.namespace, conversation_logging_enabled: await plane.recording.isRecording(ctx.namespace) }),
     'conversation.append': (ctx, input) => plane.append.append(ctx.namespace, writingAgent(ctx, 'conversation.append'), input),
     'conversation.create': (ctx, input) => plane.threads.create(ctx.namespace, input),
     'conversation.update': (ctx, input) => plane.threads.update(ctx.namespace, input),

@@ -290,6 +290,11 @@ export class SetLoggingRequest extends NamespacedRequest {
     enabled: true,
   });
 }
+/** The recording switch as it stands (the dashboard's "Record conversations" switch reads it). */
+export class GetLoggingRequest extends NamespacedRequest {
+  static readonly example: GetLoggingRequest = Object.assign(new GetLoggingRequest(), { namespace: 'acme' });
+}
+
 export interface SetLoggingResponse {
   namespace: string;
   conversation_logging_enabled: boolean;
