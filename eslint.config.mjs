@@ -36,12 +36,14 @@ export default tseslint.config(
               bannedExternalImports: ['@nestjs/*', '@clickhouse/*', 'chdb', 'nats'],
             },
             { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform'] },
+            // The published client: the wire's types and nothing of the server.
+            { sourceTag: 'type:sdk', onlyDependOnLibsWithTags: ['type:contracts'], bannedExternalImports: ['@nestjs/*', '@clickhouse/*', 'chdb', 'nats'] },
             { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform'] },
             { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform', 'type:data-access', 'type:domain'] },
             // Apps compose libs; none imports another app, and the test harness is for tests.
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform', 'type:data-access', 'type:domain'] },
             // The test harness, the e2e tier and the benchmarks.
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform', 'type:data-access', 'type:domain', 'type:testing'] },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform', 'type:data-access', 'type:domain', 'type:sdk', 'type:testing'] },
           ],
         },
       ],

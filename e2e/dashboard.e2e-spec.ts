@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startOpenAiCompatibleServer, startTestLoom, uniqueNamespace, type OpenAiCompatibleServer, type TestLoom } from '../libs/testing/src';
 
