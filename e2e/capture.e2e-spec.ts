@@ -139,6 +139,21 @@ describe('capture clients and loom ingest-transcript', () => {
     expect(stored.filter((t) => t.content === 'List the synthetic files.')).toHaveLength(1);
   });
 
+  it('CAPTURE-07, CONV-REC-10: at session end the hook hands the turns to memory.set_from_messages (deferred) although recording is off', async () => {
+    await loom.admin.ok('conversation.set_logging', { namespace: ns, enabled: false });
+    const transcript = join(work, `end-${ns}.jsonl`);
+    copyFileSync(sharedDataPath('transcripts', 'claude-code-simonw-sample_session.jsonl'), transcript);
+    await hook({ session_id: 'cc-end', transcript_path: transcript, hook_event_name: 'SessionEnd', reason: 'exit' });
+    const recalled = await loom.admin.ok('memory.recall', { namespace: ns, query: 'hello world function' });
+    expect(recalled.hits[0]).toMatchObject({ session_id: 'cc-end', excerpt: expect.stringContaining('hello world') });
+    // Nothing reached the transcript: the owner's switch still holds there.
+    expect((await loom.admin.call('conversation.get', { namespace: ns, thread_id: 'cc-end' })).status).toBe(404);
+    // The conversation capture switch does not stop the hand-off to memory; its own switch does.
+    const before = (await loom.admin.ok('memory.recall', { namespace: ns, since: new Date(Date.now() - 60_000).toISOString(), limit: 200 })).hits.length;
+    await hook({ session_id: 'cc-end-2', transcript_path: transcript, hook_event_name: 'SessionEnd' }, { LOOM_CAPTURE_MEMORY: 'false' });
+    expect((await loom.admin.ok('memory.recall', { namespace: ns, since: new Date(Date.now() - 60_000).toISOString(), limit: 200 })).hits.length).toBe(before);
+  });
+
   it('CAPTURE-05: the Cursor hook script hands a SpecStory transcript to loom ingest-transcript', async () => {
     const file = sharedDataPath('transcripts', 'markdown-specstory-minsky-2025-04-29_17-36-bug-fixing-rule.md');
     await run(join(ROOT, 'integrations', 'cursor', 'cursor-session-hook.sh'), [file, 'cursor-1'], { env });

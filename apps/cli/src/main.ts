@@ -33,6 +33,7 @@ program
   .option('--url <url>', 'the gateway (default $LOOM_URL, else http://127.0.0.1:$LOOM_PORT)')
   .option('--token <token>', 'a writer token (default $LOOM_TOKEN, else the local admin token)')
   .option('--json', 'print the outcome as one JSON line')
+  .option('--target <target>', 'transcript (conversation.append, the default) | memory (memory.set_from_messages, deferred, whether or not the namespace records)', 'transcript')
   .action(ingestTranscriptCommand);
 
 const token = program.command('token').description('API tokens');

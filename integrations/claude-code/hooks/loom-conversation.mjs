@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-// Loom's capture hook for Claude Code (Stop) and Codex (Stop): appends the session's new turns
-// to Loom through `loom ingest-transcript`, with msg_id = the transcript entry's uuid, so a
-// second run over the same transcript adds nothing.
+// Loom's capture hook for Claude Code and Codex.
+// - Stop: appends the session's new turns to Loom through `loom ingest-transcript`, with
+//   msg_id = the transcript entry's uuid, so a second run over the same transcript adds nothing.
+// - SessionEnd: hands the session's turns to memory.set_from_messages (deferred), whether or not
+//   the namespace records transcripts: facts are extracted either way.
 //
 // Environment:
-//   LOOM_CAPTURE_CONVERSATIONS=false   turn capture off (no calls at all)
+//   LOOM_CAPTURE_CONVERSATIONS=false   turn transcript capture off (no append calls)
+//   LOOM_CAPTURE_MEMORY=false          turn the session-end hand-off to memory off
 //   LOOM_NAMESPACE                     namespace to record into (default "default")
 //   LOOM_URL, LOOM_TOKEN               the gateway and a writer token
 //   LOOM_CLI                           how to run the loom command (default "loom")
@@ -21,11 +24,18 @@ import { join } from 'node:path';
 const env = process.env;
 
 async function main() {
-  if ((env.LOOM_CAPTURE_CONVERSATIONS ?? '').toLowerCase() === 'false') return;
   const input = JSON.parse(await readStdin() || '{}');
   const sessionId = input.session_id;
   const transcript = input.transcript_path;
   if (!sessionId || !transcript) return;
+
+  const [command, ...prefix] = (env.LOOM_CLI ?? 'loom').split(' ').filter(Boolean);
+  const common = ['--namespace', env.LOOM_NAMESPACE ?? 'default', '--file', transcript, '--thread-id', sessionId, '--json'];
+  if (input.hook_event_name === 'SessionEnd') {
+    if ((env.LOOM_CAPTURE_MEMORY ?? '').toLowerCase() !== 'false') await run(command, [...prefix, 'ingest-transcript', ...common, '--target', 'memory']);
+    return;
+  }
+  if ((env.LOOM_CAPTURE_CONVERSATIONS ?? '').toLowerCase() === 'false') return;
 
   const stateDir = env.LOOM_CAPTURE_STATE_DIR ?? join(homedir(), '.loom', 'capture');
   const statePath = join(stateDir, `${sessionId.replace(/[^A-Za-z0-9_.-]/g, '_')}.json`);
@@ -33,14 +43,10 @@ async function main() {
   // The namespace does not record: skip the calls until the verdict is stale.
   if (state.recording_off_until && state.recording_off_until > Date.now()) return;
 
-  const [command, ...prefix] = (env.LOOM_CLI ?? 'loom').split(' ').filter(Boolean);
   const args = [
     ...prefix,
     'ingest-transcript',
-    '--namespace', env.LOOM_NAMESPACE ?? 'default',
-    '--file', transcript,
-    '--thread-id', sessionId,
-    '--json',
+    ...common,
     ...(env.LOOM_AGENT ? ['--agent', env.LOOM_AGENT] : []),
     ...(state.last_msg_id ? ['--after-msg-id', state.last_msg_id] : []),
   ];

@@ -1,6 +1,7 @@
 import { AuthService, TokenRepository } from '@loom/auth';
 import { runMigrations, Storage, type MigrationReport } from '@loom/clickhouse';
-import { createConversationPlane, InProcessThreadFence, StorageCheckedFence, StoredTurnKeys, type ConversationPlane, type TitlerWorker } from '@loom/conversations';
+import { MemoryService } from '@loom/memory';
+import { createConversationPlane, EmbeddingClient, InProcessThreadFence, StorageCheckedFence, StoredTurnKeys, type ConversationPlane, type TitlerWorker } from '@loom/conversations';
 import type { LlmProvider } from '@loom/providers';
 import { createLogger, installTracing, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
 import { InProcessRequestClient, NatsKvLock, NatsRequestClient, type RequestClient } from '@loom/transport';
@@ -21,6 +22,7 @@ export interface GatewayRuntime {
   metrics: LoomMetrics;
   logger: Logger;
   migrations: MigrationReport;
+  memory: MemoryService;
   /** Embedded only: the titler runs in this process. Split, the titler app runs it. */
   titler: TitlerWorker | undefined;
   close(): Promise<void>;
@@ -86,7 +88,8 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
       storage: () => storage.ping(),
       transport: async () => (transport instanceof NatsRequestClient ? transport.ping() : true),
     });
-    const dispatcher = new OpDispatcher(createOpHandlers(plane, auth), auth, metrics, logger);
+    const memory = new MemoryService(storage, new EmbeddingClient(requests, config.embedRequestTimeoutMs, metrics), llm, { metrics, logger });
+    const dispatcher = new OpDispatcher(createOpHandlers(plane, memory, auth), auth, metrics, logger);
     const titler = nats ? undefined : createTitlerWorker(config, { storage, leases, logger, metrics, llm });
     titler?.start();
     return {
@@ -100,9 +103,11 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
       metrics,
       logger,
       migrations,
+      memory,
       titler,
       close: async () => {
         await titler?.stop();
+        await memory.close();
         await transport.close();
         await storage.close();
       },

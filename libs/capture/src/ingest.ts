@@ -93,3 +93,66 @@ async function append(target: IngestTarget, turn: CapturedTurn): Promise<{ store
     return { stored: answer.stored === true, ...(answer.reason ? { reason: answer.reason } : {}), msg_id: answer.msg_id ?? '' };
   }
 }
+
+export interface MemoryHandOff {
+  /** Extractions started (one per chunk of messages). */
+  extractions: string[];
+  messages: number;
+  skipped_high: number;
+}
+
+/** Messages per memory.set_from_messages call, and a body size that stays well under the gateway's limit. */
+const MEMORY_CHUNK_MESSAGES = 500;
+const MEMORY_CHUNK_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Hands a session's user and assistant turns to `memory.set_from_messages(defer=true)`, so facts
+ * are extracted whether or not the namespace records its transcripts.
+ */
+export async function handTurnsToMemory(turns: readonly CapturedTurn[], target: Omit<IngestTarget, 'threadId'> & { sessionId?: string | undefined }): Promise<MemoryHandOff> {
+  const messages = turns.filter((t) => t.role === 'user' || t.role === 'assistant').map((t) => ({ role: t.role, content: t.content }));
+  const report: MemoryHandOff = { extractions: [], messages: messages.length, skipped_high: 0 };
+  let chunk: typeof messages = [];
+  let bytes = 0;
+  const flush = async (): Promise<void> => {
+    if (chunk.length === 0) return;
+    const answer = await callOp<{ extraction_id: string; skipped_high: number }>(target, 'memory.set_from_messages', {
+      namespace: target.namespace,
+      messages: chunk,
+      defer: true,
+      ...(target.sessionId ? { session_id: target.sessionId } : {}),
+      ...(target.userId ? { user_id: target.userId } : {}),
+    });
+    report.extractions.push(answer.extraction_id);
+    report.skipped_high += answer.skipped_high;
+    chunk = [];
+    bytes = 0;
+  };
+  for (const message of messages) {
+    const size = Buffer.byteLength(message.content, 'utf8');
+    if (size > Limits.maxContentBytes) continue;
+    if (chunk.length >= MEMORY_CHUNK_MESSAGES || bytes + size > MEMORY_CHUNK_BYTES) await flush();
+    chunk.push(message);
+    bytes += size;
+  }
+  await flush();
+  return report;
+}
+
+async function callOp<T>(target: { url: string; token: string }, op: string, body: object): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(`${target.url}/v1/ops/${op}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(60_000),
+    });
+  } catch (error) {
+    throw new IngestError(`cannot reach Loom at ${target.url} (${(error as Error).message}); start it with \`loom up\` or pass --url`);
+  }
+  const answer = (await response.json().catch(() => ({}))) as T & { error?: { message?: string } };
+  if (response.status === 401) throw new IngestError('Loom refused the token (401); pass a writer token with --token or LOOM_TOKEN');
+  if (!response.ok) throw new IngestError(`${op} answered ${response.status}: ${answer.error?.message ?? 'no message'}`);
+  return answer;
+}

@@ -12,6 +12,8 @@ export interface Tables {
   conversationThreads: string;
   apiTokens: string;
   settings: string;
+  memories: string;
+  memoryEvidence: string;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -27,5 +29,7 @@ export function tablesFor(database: string): Tables {
     conversationThreads: `${database}.conversation_threads`,
     apiTokens: `${database}.api_tokens`,
     settings: `${database}.settings`,
+    memories: `${database}.memories`,
+    memoryEvidence: `${database}.memory_evidence`,
   };
 }

@@ -10,3 +10,4 @@ export * from './conversations/saved.dto';
 export * from './auth/token.dto';
 export * from './settings/settings.dto';
 export * from './embed/embed.dto';
+export * from './memory/memory.dto';

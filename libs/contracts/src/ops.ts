@@ -13,6 +13,7 @@ import {
   UpdateThreadRequest,
 } from './conversations/conversation.dto';
 import { CreateTokenRequest, RevokeTokenRequest } from './auth/token.dto';
+import { RecallRequest, SearchMemoryRequest, SetFromMessagesRequest, SetMemoryRequest } from './memory/memory.dto';
 import { ListSavedMessagesRequest, SavedStatusRequest, SaveMessageRequest, SearchSavedMessagesRequest, UnsaveMessageRequest } from './conversations/saved.dto';
 import { GetSettingsRequest, SetSettingRequest } from './settings/settings.dto';
 
@@ -39,6 +40,10 @@ export const Ops = {
   'conversation.search_saved_messages': { role: 'viewer', request: SearchSavedMessagesRequest, perUser: true },
   'conversation.list_saved_messages': { role: 'viewer', request: ListSavedMessagesRequest, perUser: true },
   'conversation.saved_status': { role: 'viewer', request: SavedStatusRequest, perUser: true },
+  'memory.set': { role: 'writer', request: SetMemoryRequest },
+  'memory.set_from_messages': { role: 'writer', request: SetFromMessagesRequest },
+  'memory.search': { role: 'viewer', request: SearchMemoryRequest },
+  'memory.recall': { role: 'viewer', request: RecallRequest },
   'token.create': { role: 'admin', request: CreateTokenRequest },
   'token.revoke': { role: 'admin', request: RevokeTokenRequest },
   'settings.get': { role: 'viewer', request: GetSettingsRequest },

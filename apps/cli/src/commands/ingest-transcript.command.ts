@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { ingestTurns, parseTranscript, TranscriptFormats, type TranscriptFormat } from '@loom/capture';
+import { handTurnsToMemory, ingestTurns, parseTranscript, TranscriptFormats, type TranscriptFormat } from '@loom/capture';
 import { loadConfig, newId } from '@loom/platform';
 import { readAdminToken } from '../admin-token';
 
@@ -16,6 +16,7 @@ export interface IngestTranscriptOptions {
   url?: string;
   token?: string;
   json?: boolean;
+  target?: string;
 }
 
 /**
@@ -24,6 +25,8 @@ export interface IngestTranscriptOptions {
  * through the running gateway.
  */
 export async function ingestTranscriptCommand(options: IngestTranscriptOptions): Promise<void> {
+  const target = options.target ?? 'transcript';
+  if (target !== 'transcript' && target !== 'memory') throw new Error('--target must be transcript or memory');
   if (options.format !== 'auto' && !(TranscriptFormats as readonly string[]).includes(options.format)) {
     throw new Error(`--format must be auto or one of ${TranscriptFormats.join(', ')}`);
   }
@@ -50,6 +53,16 @@ export async function ingestTranscriptCommand(options: IngestTranscriptOptions):
   const token = options.token ?? process.env['LOOM_TOKEN'] ?? config.bootstrapAdminToken ?? readAdminToken(config.dataDir);
   if (!token) throw new Error('no token: pass --token or set LOOM_TOKEN (a writer token of the namespace; `loom token create --role writer`)');
   const url = options.url ?? process.env['LOOM_URL'] ?? `http://127.0.0.1:${config.port}`;
+  if (target === 'memory') {
+    // The whole session, whatever the recording switch says: memory is a separate plane.
+    const handed = await handTurnsToMemory(parsed.turns, { url, token, namespace: options.namespace, userId: options.userId, sessionId: options.threadId ?? parsed.sessionId });
+    process.stdout.write(
+      options.json
+        ? `${JSON.stringify({ format: parsed.format, target, ...handed })}\n`
+        : `handed ${handed.messages} message(s) to memory.set_from_messages (${handed.extractions.length} deferred extraction(s)); ${handed.skipped_high} high message(s) were dropped by Loom\n`,
+    );
+    return;
+  }
   const report = await ingestTurns(
     turns,
     { url, token, namespace: options.namespace, threadId, agent: options.agent, userId: options.userId },

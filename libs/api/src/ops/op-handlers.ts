@@ -1,6 +1,7 @@
 import { coversAllNamespaces, resolveUserId, type AuthService } from '@loom/auth';
 import { ALL_AGENTS, LoomError, type OpName } from '@loom/contracts';
 import type { ConversationPlane, NamespaceSet } from '@loom/conversations';
+import type { MemoryService } from '@loom/memory';
 import type { OpContext } from './op-context';
 import type * as C from '@loom/contracts';
 
@@ -24,6 +25,10 @@ interface OpInputs {
   'conversation.search_saved_messages': C.SearchSavedMessagesRequest;
   'conversation.list_saved_messages': C.ListSavedMessagesRequest;
   'conversation.saved_status': C.SavedStatusRequest;
+  'memory.set': C.SetMemoryRequest;
+  'memory.set_from_messages': C.SetFromMessagesRequest;
+  'memory.search': C.SearchMemoryRequest;
+  'memory.recall': C.RecallRequest;
   'token.create': C.CreateTokenRequest;
   'token.revoke': C.RevokeTokenRequest;
   'settings.get': C.GetSettingsRequest;
@@ -41,7 +46,7 @@ function writingAgent(ctx: OpContext, op: string): string {
 }
 
 /** Adapters from ops to services: take the validated input, call one service method, return. */
-export function createOpHandlers(plane: ConversationPlane, auth: AuthService): OpHandlers {
+export function createOpHandlers(plane: ConversationPlane, memory: MemoryService, auth: AuthService): OpHandlers {
   return {
     'conversation.set_logging': async (ctx, input) => {
       await plane.recording.setLogging(ctx.namespace, input.enabled);
@@ -72,6 +77,10 @@ export function createOpHandlers(plane: ConversationPlane, auth: AuthService): O
     'conversation.list_saved_messages': (ctx, input) =>
       plane.saved.list(ctx.namespace, resolveUserId(ctx.principal, input.user_id, 'conversation.list_saved_messages'), input),
     'conversation.saved_status': (ctx, input) => plane.saved.status(ctx.namespace, resolveUserId(ctx.principal, input.user_id, 'conversation.saved_status'), input),
+    'memory.set': (ctx, input) => memory.set(ctx.namespace, input),
+    'memory.set_from_messages': (ctx, input) => memory.setFromMessages(ctx.namespace, input),
+    'memory.search': (ctx, input) => memory.search(ctx.namespace, input),
+    'memory.recall': (ctx, input) => memory.recall(ctx.namespace, input),
     'token.create': async (ctx, input) => {
       const issued = await auth.createToken(ctx.principal, {
         namespace: ctx.namespace,

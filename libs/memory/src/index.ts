@@ -1,0 +1,2 @@
+export * from './extraction-prompt';
+export * from './memory.service';
