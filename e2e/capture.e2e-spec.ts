@@ -84,6 +84,15 @@ describe('capture clients and loom ingest-transcript', () => {
     expect(await turns('stable')).toHaveLength(2);
   });
 
+  it('CLI-INGEST-05: ingest goes through conversation.append, so a namespace that does not record stores nothing', async () => {
+    await loom.admin.ok('conversation.set_logging', { namespace: ns, enabled: false });
+    const file = join(work, 'off.md');
+    writeFileSync(file, '# user\nnot kept\n# assistant\nnor this\n');
+    const { stdout } = await cli('ingest-transcript', '--namespace', ns, '--file', file, '--thread-id', 'off');
+    expect(stdout).toMatch(/appended 0 of 2 turn\(s\).*2 not recorded: the namespace does not record conversations/);
+    expect((await loom.admin.call('conversation.get', { namespace: ns, thread_id: 'off' })).status).toBe(404);
+  });
+
   it('a bad token or a missing gateway fails with what to do next', async () => {
     const file = join(work, 'x.md');
     writeFileSync(file, '# user\nx\n');

@@ -127,7 +127,7 @@ describe('Saved messages', () => {
       expect(hitIds(await search('u1', 'kestrel migration Fridays', { search_mode: 'semantic' }))).toEqual(['m1']);
     });
 
-    it('SAVE-RETRY-01, SAVE-OWN-03: concurrent saves of one new message leave one row; of two users, exactly one claims it', async () => {
+    it('SAVE-RETRY-01, SAVE-OWN-02, SAVE-OWN-03: concurrent saves of one new message leave one row; of two users saving an unowned row, exactly one claims it (the claim is checked and written under the thread lease)', async () => {
       const same = await Promise.all(Array.from({ length: 10 }, () => saveNew('u1', 'c', 'm1', 'one message, saved ten times at once')));
       expect(same.every((r) => r.indexed)).toBe(true);
       expect(await transcript('c', 'm1')).toHaveLength(1);
@@ -448,7 +448,7 @@ describe('Saved messages', () => {
     });
   });
 
-  it('CONV-COMPACT-13: a turn saved with save_message is never summarised or tombstoned, and stays verbatim between the summary and the recent turns', async () => {
+  it('CONV-COMPACT-13, SAVE-SAVE-12: a turn saved with save_message is never summarised or tombstoned by a compaction, and stays verbatim between the summary and the recent turns', async () => {
     await loom.record(ns);
     for (let i = 0; i < 16; i++) await append('t', `m${String(i).padStart(2, '0')}`, `turn ${i} about the ledger`, { role: i % 2 ? 'assistant' : 'user', user_id: 'u1' });
     await save('u1', 't', 'm03');

@@ -1,4 +1,4 @@
-import { LeaseLostError, pollUntil, type AcquireOptions, type Lease, type LeaseManager } from './lease';
+import { LazyAbort, LeaseLostError, pollUntil, type AcquireOptions, type Lease, type LeaseManager } from './lease';
 
 interface Holding {
   token: number;
@@ -21,7 +21,7 @@ export class InMemoryLeaseManager implements LeaseManager {
     if (held && held.expiresAt > this.now()) return undefined;
     const holding = { token: ++this.lastToken, expiresAt: this.now() + this.ttlMs };
     this.holdings.set(key, holding);
-    const controller = new AbortController();
+    const controller = new LazyAbort();
     const mine = (): boolean => {
       const current = this.holdings.get(key);
       return current?.token === holding.token && current.expiresAt > this.now();
@@ -29,7 +29,9 @@ export class InMemoryLeaseManager implements LeaseManager {
     return {
       key,
       token: holding.token,
-      signal: controller.signal,
+      get signal() {
+        return controller.signal;
+      },
       renew: async () => {
         if (!mine()) {
           controller.abort(new LeaseLostError(key));

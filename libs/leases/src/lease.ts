@@ -63,6 +63,34 @@ export async function withLease<T>(
   }
 }
 
+/**
+ * A lease's abort signal, made only when someone asks for it: a release that aborts an
+ * AbortController builds a DOMException with a stack, which measurably costs a hot path that
+ * takes and releases a lease per batch and never looks at the signal.
+ */
+export class LazyAbort {
+  private controller: AbortController | undefined;
+  private reason: { value: unknown } | undefined;
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.reason) this.controller.abort(this.reason.value);
+    }
+    return this.controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.reason !== undefined;
+  }
+
+  abort(reason?: unknown): void {
+    if (this.reason) return;
+    this.reason = { value: reason };
+    this.controller?.abort(reason);
+  }
+}
+
 export async function pollUntil<T>(attempt: () => Promise<T | undefined>, options: AcquireOptions): Promise<T | undefined> {
   const deadline = Date.now() + (options.waitMs ?? 0);
   for (;;) {

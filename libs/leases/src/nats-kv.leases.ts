@@ -1,6 +1,6 @@
 import type { KV, NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
-import { LeaseLostError, pollUntil, type AcquireOptions, type Lease, type LeaseManager } from './lease';
+import { LazyAbort, LeaseLostError, pollUntil, type AcquireOptions, type Lease, type LeaseManager } from './lease';
 
 const encoder = new TextEncoder();
 
@@ -43,11 +43,13 @@ export class NatsKvLeaseManager implements LeaseManager {
       throw error;
     }
     const token = revision;
-    const controller = new AbortController();
+    const controller = new LazyAbort();
     return {
       key,
       token,
-      signal: controller.signal,
+      get signal() {
+        return controller.signal;
+      },
       renew: async () => {
         try {
           revision = await kv.update(encodeKey(key), holder, revision);
@@ -58,7 +60,7 @@ export class NatsKvLeaseManager implements LeaseManager {
         }
       },
       release: async () => {
-        if (controller.signal.aborted) return;
+        if (controller.aborted) return;
         controller.abort();
         // Only our own entry: after an expiry the key may be someone else's now.
         await kv.delete(encodeKey(key), { previousSeq: revision }).catch((error: unknown) => {
