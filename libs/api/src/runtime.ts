@@ -8,7 +8,8 @@ import { InProcessRequestClient, NatsKvLock, NatsRequestClient, type RequestClie
 import { createOpHandlers } from './ops/op-handlers';
 import { OpDispatcher } from './ops/op-dispatcher';
 import { Readiness } from './http/readiness';
-import { configuredLlm, createTitlerWorker } from './titler';
+import { briefLlm, configuredLlm, createTitlerWorker } from './titler';
+import { BriefsService } from '@loom/briefs';
 import { InMemoryLeaseManager, NatsKvLeaseManager } from '@loom/leases';
 
 export interface GatewayRuntime {
@@ -89,7 +90,8 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
       transport: async () => (transport instanceof NatsRequestClient ? transport.ping() : true),
     });
     const memory = new MemoryService(storage, new EmbeddingClient(requests, config.embedRequestTimeoutMs, metrics), llm, { metrics, logger });
-    const dispatcher = new OpDispatcher(createOpHandlers(plane, memory, auth), auth, metrics, logger);
+    const briefs = new BriefsService(storage, leases, briefLlm(config, llm), config.briefs, { metrics, logger });
+    const dispatcher = new OpDispatcher(createOpHandlers(plane, memory, briefs, auth), auth, metrics, logger);
     const titler = nats ? undefined : createTitlerWorker(config, { storage, leases, logger, metrics, llm });
     titler?.start();
     return {

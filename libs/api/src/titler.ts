@@ -18,6 +18,16 @@ export function configuredLlm(config: LoomConfig): LlmProvider {
 }
 
 /**
+ * The model for brief revisions: LOOM_SESSION_BRIEF_LLM_MODEL with its key (at its own endpoint,
+ * else the deployment's), else the deployment LLM itself.
+ */
+export function briefLlm(config: LoomConfig, deployment: LlmProvider): LlmProvider {
+  const baseUrl = config.briefs.baseUrl ?? config.llm.baseUrl;
+  if (!config.briefs.model || !config.briefs.apiKey || !baseUrl) return deployment;
+  return createLlmProvider({ provider: 'openai', baseUrl, model: config.briefs.model, apiKey: config.briefs.apiKey, timeoutMs: config.llm.timeoutMs });
+}
+
+/**
  * The titler worker for this config, or undefined (with the reason logged) when it is switched
  * off or has only the fake LLM, which writes no titles.
  */

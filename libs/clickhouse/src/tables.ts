@@ -14,6 +14,8 @@ export interface Tables {
   settings: string;
   memories: string;
   memoryEvidence: string;
+  sessionBriefs: string;
+  sessionBriefRevisions: string;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -31,5 +33,7 @@ export function tablesFor(database: string): Tables {
     settings: `${database}.settings`,
     memories: `${database}.memories`,
     memoryEvidence: `${database}.memory_evidence`,
+    sessionBriefs: `${database}.session_briefs`,
+    sessionBriefRevisions: `${database}.session_brief_revisions`,
   };
 }

@@ -11,3 +11,4 @@ export * from './auth/token.dto';
 export * from './settings/settings.dto';
 export * from './embed/embed.dto';
 export * from './memory/memory.dto';
+export * from './briefs/brief.dto';

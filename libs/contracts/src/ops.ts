@@ -13,6 +13,7 @@ import {
   UpdateThreadRequest,
 } from './conversations/conversation.dto';
 import { CreateTokenRequest, RevokeTokenRequest } from './auth/token.dto';
+import { BriefDeleteRequest, BriefGetRequest, BriefListRequest, BriefSaveRequest } from './briefs/brief.dto';
 import { RecallRequest, SearchMemoryRequest, SetFromMessagesRequest, SetMemoryRequest } from './memory/memory.dto';
 import { ListSavedMessagesRequest, SavedStatusRequest, SaveMessageRequest, SearchSavedMessagesRequest, UnsaveMessageRequest } from './conversations/saved.dto';
 import { GetSettingsRequest, SetSettingRequest } from './settings/settings.dto';
@@ -44,6 +45,10 @@ export const Ops = {
   'memory.set_from_messages': { role: 'writer', request: SetFromMessagesRequest },
   'memory.search': { role: 'viewer', request: SearchMemoryRequest },
   'memory.recall': { role: 'viewer', request: RecallRequest },
+  'session.brief_save': { role: 'writer', request: BriefSaveRequest, perUser: true },
+  'session.brief_get': { role: 'viewer', request: BriefGetRequest, perUser: true },
+  'session.brief_list': { role: 'viewer', request: BriefListRequest, perUser: true },
+  'session.brief_delete': { role: 'writer', request: BriefDeleteRequest, perUser: true },
   'token.create': { role: 'admin', request: CreateTokenRequest },
   'token.revoke': { role: 'admin', request: RevokeTokenRequest },
   'settings.get': { role: 'viewer', request: GetSettingsRequest },

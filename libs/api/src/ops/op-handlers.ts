@@ -2,6 +2,7 @@ import { coversAllNamespaces, resolveUserId, type AuthService } from '@loom/auth
 import { ALL_AGENTS, LoomError, type OpName } from '@loom/contracts';
 import type { ConversationPlane, NamespaceSet } from '@loom/conversations';
 import type { MemoryService } from '@loom/memory';
+import { scopeFor, type BriefsService } from '@loom/briefs';
 import type { OpContext } from './op-context';
 import type * as C from '@loom/contracts';
 
@@ -29,6 +30,10 @@ interface OpInputs {
   'memory.set_from_messages': C.SetFromMessagesRequest;
   'memory.search': C.SearchMemoryRequest;
   'memory.recall': C.RecallRequest;
+  'session.brief_save': C.BriefSaveRequest;
+  'session.brief_get': C.BriefGetRequest;
+  'session.brief_list': C.BriefListRequest;
+  'session.brief_delete': C.BriefDeleteRequest;
   'token.create': C.CreateTokenRequest;
   'token.revoke': C.RevokeTokenRequest;
   'settings.get': C.GetSettingsRequest;
@@ -46,7 +51,7 @@ function writingAgent(ctx: OpContext, op: string): string {
 }
 
 /** Adapters from ops to services: take the validated input, call one service method, return. */
-export function createOpHandlers(plane: ConversationPlane, memory: MemoryService, auth: AuthService): OpHandlers {
+export function createOpHandlers(plane: ConversationPlane, memory: MemoryService, briefs: BriefsService, auth: AuthService): OpHandlers {
   return {
     'conversation.set_logging': async (ctx, input) => {
       await plane.recording.setLogging(ctx.namespace, input.enabled);
@@ -81,6 +86,10 @@ export function createOpHandlers(plane: ConversationPlane, memory: MemoryService
     'memory.set_from_messages': (ctx, input) => memory.setFromMessages(ctx.namespace, input),
     'memory.search': (ctx, input) => memory.search(ctx.namespace, input),
     'memory.recall': (ctx, input) => memory.recall(ctx.namespace, input),
+    'session.brief_save': (ctx, input) => briefs.save(ctx.namespace, writingAgent(ctx, 'session.brief_save'), scopeFor(ctx.principal), input),
+    'session.brief_get': (ctx, input) => briefs.get(ctx.namespace, scopeFor(ctx.principal), input),
+    'session.brief_list': (ctx, input) => briefs.list(ctx.namespace, ctx.agent, scopeFor(ctx.principal), input),
+    'session.brief_delete': (ctx, input) => briefs.delete(ctx.namespace, scopeFor(ctx.principal), input),
     'token.create': async (ctx, input) => {
       const issued = await auth.createToken(ctx.principal, {
         namespace: ctx.namespace,

@@ -47,6 +47,7 @@ describe('loadConfig', () => {
 
   it('the README configuration table names every LOOM_* variable', () => {
     const readme = readFileSync(join(__dirname, '..', '..', '..', '..', 'README.md'), 'utf8');
+    // Regenerate with: npm run build && node tools/readme-config-table.js
     const missing = ConfigVariables.filter((v) => !readme.includes(`| \`${v.name}\` |`)).map((v) => v.name);
     expect(missing).toEqual([]);
   });

@@ -38,6 +38,7 @@ export interface LoomConfig {
     apiKey: string | undefined;
     timeoutMs: number;
   };
+  briefs: { llm: boolean; model: string | undefined; baseUrl: string | undefined; apiKey: string | undefined; windowChars: number; maxWindows: number };
   titler: { enabled: boolean; windowHours: number; minTurns: number; maxThreadsPerPass: number; intervalSeconds: number; metricsPort: number };
   bootstrapAdminToken: string | undefined;
   logLevel: string;
@@ -80,6 +81,12 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   { name: 'LOOM_CONVERSATION_TITLER_MAX_THREADS_PER_PASS', default: '10', meaning: 'most threads one titler pass sends to the LLM' },
   { name: 'LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS', default: '60', meaning: 'the titler cadence: seconds between the end of one pass and the start of the next' },
   { name: 'LOOM_TITLER_METRICS_PORT', default: '9465', meaning: 'a standalone titler (split topology) serves /metrics and /healthz here (0 turns it off)' },
+  { name: 'LOOM_SESSION_BRIEF_LLM', default: 'true', meaning: 'session briefs are revised from events by a model when one is configured; off, or with no model, the deterministic builder writes goal, status, files, errors and pointers' },
+  { name: 'LOOM_SESSION_BRIEF_LLM_MODEL', default: '(unset: the deployment LLM)', meaning: 'a model of its own for brief revisions; used only with LOOM_SESSION_BRIEF_LLM_API_KEY, else the deployment LLM writes them' },
+  { name: 'LOOM_SESSION_BRIEF_LLM_BASE_URL', default: '(LOOM_LLM_BASE_URL)', meaning: 'the OpenAI-compatible endpoint of that model' },
+  { name: 'LOOM_SESSION_BRIEF_LLM_API_KEY', default: '(unset)', meaning: 'the key of that model (never logged)' },
+  { name: 'LOOM_SESSION_BRIEF_WINDOW_CHARS', default: '12000', meaning: 'characters of events one model call revises a brief from' },
+  { name: 'LOOM_SESSION_BRIEF_MAX_WINDOWS', default: '4', meaning: 'most event windows revised per save (the newest)' },
   { name: 'LOOM_BOOTSTRAP_ADMIN_TOKEN', default: '(unset)', meaning: 'this value becomes an admin token for every namespace at start (automation)' },
   { name: 'LOOM_APPEND_BATCH_LINGER_MS', default: '0', meaning: 'extra wait for company before a transcript insert; 0 is pure group commit (idle: at once; busy: the next batch forms while one is written)' },
   { name: 'LOOM_APPEND_BATCH_MAX_ROWS', default: '500', meaning: 'most turns in one insert' },
@@ -213,6 +220,14 @@ export function loadConfig(env: Env = process.env): LoomConfig {
       model: llmModel,
       apiKey: str('LOOM_LLM_API_KEY'),
       timeoutMs: int('LOOM_LLM_TIMEOUT_MS', 30_000, 100, 600_000),
+    },
+    briefs: {
+      llm: bool('LOOM_SESSION_BRIEF_LLM', true),
+      model: str('LOOM_SESSION_BRIEF_LLM_MODEL'),
+      baseUrl: url('LOOM_SESSION_BRIEF_LLM_BASE_URL'),
+      apiKey: str('LOOM_SESSION_BRIEF_LLM_API_KEY'),
+      windowChars: int('LOOM_SESSION_BRIEF_WINDOW_CHARS', 12_000, 500, 1_000_000),
+      maxWindows: int('LOOM_SESSION_BRIEF_MAX_WINDOWS', 4, 1, 100),
     },
     titler: {
       enabled: bool('LOOM_CONVERSATION_TITLER_ENABLED', true),

@@ -1,0 +1,259 @@
+import { formatMillis, toIso, type Storage } from '@loom/clickhouse';
+import {
+  LoomError,
+  type BriefAuthor,
+  type BriefDeleteRequest,
+  type BriefDeleteResponse,
+  type BriefGetRequest,
+  type BriefGetResponse,
+  type BriefListRequest,
+  type BriefListResponse,
+  type BriefSaveRequest,
+  type BriefSaveResponse,
+  type BriefSections,
+  type BriefView,
+} from '@loom/contracts';
+import { leaseKey, withLease, type LeaseManager } from '@loom/leases';
+import { nextVersion, type Logger, type LoomMetrics } from '@loom/platform';
+import type { LlmProvider } from '@loom/providers';
+import { eventWindows, parseRevision, revisionRequest } from './brief-llm';
+import { keyForSave, storedKey, visibleKey, type BriefScope } from './brief-keys';
+import { applyRevision, emptySections, parseSections, render } from './brief-sections';
+import { deterministicRevision } from './deterministic-builder';
+
+export interface BriefSettings {
+  /** LOOM_SESSION_BRIEF_LLM: revise from events with a model when one is configured. */
+  llm: boolean;
+  windowChars: number;
+  maxWindows: number;
+}
+
+interface BriefRow {
+  brief_key: string;
+  project: string;
+  branch: string;
+  session_id: string;
+  agent: string;
+  author: BriefAuthor;
+  sections: string;
+  revision: number;
+  event_cursor: string;
+  client_summary: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const BRIEF_COLUMNS = 'brief_key, project, branch, session_id, agent, author, sections, revision, event_cursor, client_summary, created_at, updated_at';
+
+/**
+ * Session briefs: the resumable state of one line of work. A save revises the brief from events
+ * (a model per window, or the deterministic builder without one) and/or sections the agent
+ * wrote; every revision is kept. Saves of one brief run one at a time under its lease.
+ */
+export class BriefsService {
+  constructor(
+    private readonly storage: Storage,
+    private readonly leases: LeaseManager,
+    private readonly llm: LlmProvider,
+    private readonly settings: BriefSettings,
+    private readonly observe: { metrics?: LoomMetrics | undefined; logger?: Logger | undefined } = {},
+  ) {}
+
+  async save(namespace: string, agent: string, scope: BriefScope, input: BriefSaveRequest): Promise<BriefSaveResponse> {
+    const key = storedKey(scope, keyForSave(input));
+    const outcome = await withLease(this.leases, leaseKey('brief', namespace, key), () => this.saveHeld(namespace, agent, scope, key, input), { waitMs: 60_000, pollMs: 20 });
+    if (!outcome.acquired) throw new LoomError('unavailable', `brief "${visibleKey(scope, key)}" stayed busy with another save; retry`);
+    return outcome.value;
+  }
+
+  private async saveHeld(namespace: string, agent: string, scope: BriefScope, key: string, input: BriefSaveRequest): Promise<BriefSaveResponse> {
+    const current = await this.read(namespace, key);
+    const revision = current ? Number(current.revision) : 0;
+    const shown = visibleKey(scope, key);
+    if (current && input.session_id && input.event_cursor && current.session_id === input.session_id && current.event_cursor === input.event_cursor) {
+      return { brief_key: shown, changed: false, revision, reason: 'retry' };
+    }
+    if (input.if_revision !== undefined && input.if_revision !== revision) {
+      throw new LoomError('conflict', `brief "${shown}" is at revision ${revision}, not ${input.if_revision}; load it again and retry`);
+    }
+
+    const before = current ? parseSections(current.sections) : emptySections();
+    let sections = before;
+    let author: BriefAuthor | undefined;
+    let windows: { revised: number; failed: number } | undefined;
+    let eventsOutcome: 'none' | 'revised' | 'not-revised' | 'failed' = 'none';
+    const events = input.events ?? [];
+    const summary = [...events].reverse().find((e) => e.kind === 'summary')?.text;
+    if (events.length > 0) {
+      if (input.use_llm === false) {
+        eventsOutcome = 'not-revised';
+      } else if (this.settings.llm && this.llm.name !== 'fake') {
+        windows = { revised: 0, failed: 0 };
+        // At most maxWindows per save: the newest, which carry the state to resume from.
+        for (const window of eventWindows(events, this.settings.windowChars).slice(-this.settings.maxWindows)) {
+          const revised = await this.reviseWindow(sections, window);
+          if (revised) {
+            sections = applyRevision(sections, revised);
+            windows.revised += 1;
+          } else {
+            windows.failed += 1;
+          }
+        }
+        eventsOutcome = windows.revised > 0 ? 'revised' : 'failed';
+        if (windows.revised > 0) author = 'llm';
+      } else {
+        sections = applyRevision(sections, deterministicRevision(events, before.goal !== ''));
+        eventsOutcome = 'revised';
+        author = 'deterministic';
+      }
+    }
+    if (input.sections) {
+      // With events that gave nothing, the agent's sections go over the brief as it was.
+      if (eventsOutcome === 'not-revised' || eventsOutcome === 'failed') sections = before;
+      sections = applyRevision(sections, input.sections);
+      author = author === 'llm' ? 'llm' : 'model';
+    } else if (eventsOutcome === 'not-revised') {
+      return { brief_key: shown, changed: false, revision, reason: 'not-revised' };
+    } else if (eventsOutcome === 'failed') {
+      throw new LoomError('unavailable', 'no event window of this save could be revised (every model call failed or did not parse); nothing was written; send the save again');
+    } else if (eventsOutcome === 'none') {
+      throw new LoomError('invalid_input', 'a save needs events, sections or both', { fields: [{ field: 'events', message: 'give events or sections' }] });
+    }
+
+    const next = revision + 1;
+    const now = formatMillis();
+    const version = nextVersion();
+    const row = {
+      namespace,
+      brief_key: key,
+      project: input.project ?? current?.project ?? '',
+      branch: input.branch ?? current?.branch ?? '',
+      session_id: input.session_id ?? '',
+      agent,
+      author: author!,
+      sections: JSON.stringify(sections),
+      revision: next,
+      event_cursor: input.event_cursor ?? '',
+      client_summary: summary ?? current?.client_summary ?? '',
+      created_at: current?.created_at ?? now,
+      updated_at: now,
+      deleted: false,
+      version,
+    };
+    await this.storage.insert(this.storage.tables.sessionBriefRevisions, [
+      { namespace, brief_key: key, revision: next, sections: row.sections, author: row.author, session_id: row.session_id, agent, event_cursor: row.event_cursor, created_at: now, version },
+    ]);
+    await this.storage.insert(this.storage.tables.sessionBriefs, [row]);
+    return { brief_key: shown, changed: true, revision: next, author: row.author, ...(windows ? { windows } : {}) };
+  }
+
+  async get(namespace: string, scope: BriefScope, input: BriefGetRequest): Promise<BriefGetResponse> {
+    let row: BriefRow | undefined;
+    if (input.brief_key) row = await this.read(namespace, storedKey(scope, input.brief_key));
+    else if (input.from_session) row = await this.newest(namespace, scope, 'session_id = {v:String}', input.from_session);
+    else if (input.project) row = await this.newest(namespace, scope, 'project = {v:String}', input.project);
+    else throw new LoomError('invalid_input', 'give brief_key, from_session or project', { fields: [{ field: 'brief_key', message: 'none of brief_key, from_session, project given' }] });
+    if (!row) throw new LoomError('not_found', 'no such brief in this namespace');
+    let sections = parseSections(row.sections);
+    let revision = Number(row.revision);
+    let author = row.author;
+    if (input.revision !== undefined && input.revision !== revision) {
+      const [old] = await this.storage.query<{ sections: string; author: BriefAuthor }>(
+        `SELECT sections, author FROM ${this.storage.tables.sessionBriefRevisions} FINAL
+         WHERE namespace = {ns:String} AND brief_key = {key:String} AND revision = {rev:UInt32}`,
+        { ns: namespace, key: row.brief_key, rev: input.revision },
+      );
+      if (!old) throw new LoomError('not_found', `brief "${visibleKey(scope, row.brief_key)}" has no revision ${input.revision} (it is at ${revision})`);
+      sections = parseSections(old.sections);
+      revision = input.revision;
+      author = old.author;
+    }
+    const brief: BriefView = {
+      brief_key: visibleKey(scope, row.brief_key),
+      project: row.project || null,
+      branch: row.branch || null,
+      revision,
+      author,
+      session_id: row.session_id || null,
+      updated_at: toIso(row.updated_at)!,
+      sections,
+      rendered: render(sections),
+      ...(input.full ? { client_summary: row.client_summary || null } : {}),
+    };
+    return { brief };
+  }
+
+  async list(namespace: string, agent: string, scope: BriefScope, input: BriefListRequest): Promise<BriefListResponse> {
+    const rows = await this.storage.query<BriefRow>(
+      `SELECT ${BRIEF_COLUMNS} FROM ${this.storage.tables.sessionBriefs} FINAL
+       WHERE namespace = {ns:String} AND deleted = 0
+         ${scope.bounded ? 'AND startsWith(brief_key, {prefix:String})' : ''}
+         ${input.mine_only ? 'AND agent = {agent:String}' : ''}
+       ORDER BY updated_at DESC, brief_key
+       LIMIT {limit:UInt32}`,
+      { ns: namespace, prefix: scope.bounded ? scope.prefix : '', agent, limit: input.limit ?? 50 },
+    );
+    return {
+      briefs: rows.map((r) => {
+        const s = parseSections(r.sections);
+        return {
+          brief_key: visibleKey(scope, r.brief_key),
+          project: r.project || null,
+          branch: r.branch || null,
+          revision: Number(r.revision),
+          updated_at: toIso(r.updated_at)!,
+          line: (s.goal || s.status || '').split('\n')[0]!.slice(0, 160),
+        };
+      }),
+    };
+  }
+
+  async delete(namespace: string, scope: BriefScope, input: BriefDeleteRequest): Promise<BriefDeleteResponse> {
+    const key = storedKey(scope, input.brief_key);
+    const outcome = await withLease(this.leases, leaseKey('brief', namespace, key), async () => {
+      const current = await this.read(namespace, key);
+      if (!current) return false;
+      await this.storage.insert(this.storage.tables.sessionBriefs, [{ ...current, namespace, deleted: true, updated_at: formatMillis(), version: nextVersion() }]);
+      return true;
+    }, { waitMs: 60_000, pollMs: 20 });
+    if (!outcome.acquired) throw new LoomError('unavailable', 'the brief stayed busy with a save; retry');
+    if (!outcome.value) throw new LoomError('not_found', `no brief "${input.brief_key}" in this namespace`);
+    return { brief_key: input.brief_key, deleted: true };
+  }
+
+  private async reviseWindow(sections: BriefSections, window: string) {
+    try {
+      const answer = await this.llm.complete(revisionRequest(sections, window));
+      this.observe.metrics?.llmCalls.inc({ purpose: 'brief', outcome: 'ok' });
+      if (answer.usage) {
+        this.observe.metrics?.llmTokens.inc({ purpose: 'brief', direction: 'input' }, answer.usage.inputTokens);
+        this.observe.metrics?.llmTokens.inc({ purpose: 'brief', direction: 'output' }, answer.usage.outputTokens);
+      }
+      return parseRevision(answer.text);
+    } catch (error) {
+      this.observe.metrics?.llmCalls.inc({ purpose: 'brief', outcome: 'failed' });
+      this.observe.logger?.warn({ err: error }, 'a brief window could not be revised; it is skipped and the rest are applied');
+      return undefined;
+    }
+  }
+
+  private async read(namespace: string, key: string): Promise<BriefRow | undefined> {
+    const rows = await this.storage.query<BriefRow>(
+      `SELECT ${BRIEF_COLUMNS} FROM ${this.storage.tables.sessionBriefs} FINAL
+       WHERE namespace = {ns:String} AND brief_key = {key:String} AND deleted = 0`,
+      { ns: namespace, key },
+    );
+    return rows[0];
+  }
+
+  private async newest(namespace: string, scope: BriefScope, condition: string, value: string): Promise<BriefRow | undefined> {
+    const rows = await this.storage.query<BriefRow>(
+      `SELECT ${BRIEF_COLUMNS} FROM ${this.storage.tables.sessionBriefs} FINAL
+       WHERE namespace = {ns:String} AND deleted = 0 AND ${condition}
+         ${scope.bounded ? 'AND startsWith(brief_key, {prefix:String})' : ''}
+       ORDER BY updated_at DESC LIMIT 1`,
+      { ns: namespace, v: value, prefix: scope.bounded ? scope.prefix : '' },
+    );
+    return rows[0];
+  }
+}

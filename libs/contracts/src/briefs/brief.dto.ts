@@ -1,0 +1,154 @@
+// @Type (nested validation) reads design-time metadata.
+import 'reflect-metadata';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { AgentScopedRequest, IdField } from '../common.dto';
+
+/** Keys a client sends; a namespace-wide token may also name the stored `~user~…` form. */
+export const BRIEF_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,159}$/;
+/** The stored form of a bounded token's key: `~<user>~<key>` or `~<user>~<session>~<key>`. */
+export const STORED_BRIEF_KEY_PATTERN = /^(~[^~]{1,256}~([^~]{1,256}~)?)?[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,159}$/;
+
+export const BriefEventKinds = ['user', 'assistant', 'edit', 'command', 'error', 'read', 'search', 'tool', 'note', 'summary'] as const;
+export type BriefEventKind = (typeof BriefEventKinds)[number];
+
+/** The sections of a brief: two state texts, and lists. */
+export const BriefTextSections = ['goal', 'status'] as const;
+export const BriefListSections = ['decisions', 'dead_ends', 'done', 'open_questions', 'next_steps', 'key_files', 'constraints', 'pointers'] as const;
+export type BriefListSection = (typeof BriefListSections)[number];
+/** Lists that build up across revisions; every other section is replaced by each revision. */
+export const AccumulatingSections: readonly BriefListSection[] = ['decisions', 'dead_ends', 'done'];
+
+export interface BriefSections {
+  goal: string;
+  status: string;
+  decisions: string[];
+  dead_ends: string[];
+  done: string[];
+  open_questions: string[];
+  next_steps: string[];
+  key_files: string[];
+  constraints: string[];
+  pointers: string[];
+}
+
+export class BriefEvent {
+  @IsIn(BriefEventKinds, { message: `kind must be one of ${BriefEventKinds.join(', ')}` }) kind!: BriefEventKind;
+  @IsString() @MaxLength(100_000) text!: string;
+  /** A file the event touched (edit, read). */
+  @IsOptional() @IsString() @MaxLength(1_024) path?: string;
+}
+
+export class BriefSectionsInput {
+  @IsOptional() @IsString() @MaxLength(4_000) goal?: string;
+  @IsOptional() @IsString() @MaxLength(4_000) status?: string;
+  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) decisions?: string[];
+  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) dead_ends?: string[];
+  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) done?: string[];
+  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) open_questions?: string[];
+  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) next_steps?: string[];
+  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) key_files?: string[];
+  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) constraints?: string[];
+  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) pointers?: string[];
+}
+
+export class BriefSaveRequest extends AgentScopedRequest {
+  /** Empty: `auto/<project>/<branch>` when both are known, else `session/<session_id>`. */
+  @IsOptional() @IsString() @MaxLength(700) brief_key?: string;
+  @IsOptional() @IsString() @MaxLength(200) project?: string;
+  @IsOptional() @IsString() @MaxLength(200) branch?: string;
+  @IsOptional() @IdField() session_id?: string;
+  /** What happened since the last save, condensed on the server. */
+  @IsOptional() @IsArray() @ArrayMaxSize(4_000, { message: 'events holds at most 4,000 events per save' }) @ValidateNested({ each: true }) @Type(() => BriefEvent)
+  events?: BriefEvent[];
+  /** Sections the calling agent wrote itself. */
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => BriefSectionsInput) sections?: BriefSectionsInput;
+  /** The client's position in its event stream: a save repeating the last (session, cursor) is a retry. */
+  @IsOptional() @IsString() @MaxLength(200) event_cursor?: string;
+  /** Compare-and-set: applied only when the brief is at this revision (0: it does not exist yet). */
+  @IsOptional() @IsInt() @Min(0) if_revision?: number;
+  /** false: never call a model for the events. */
+  @IsOptional() @IsBoolean() use_llm?: boolean;
+
+  static readonly example: BriefSaveRequest = Object.assign(new BriefSaveRequest(), {
+    project: 'billing',
+    branch: 'ledger-move',
+    session_id: 'sess-1',
+    sections: Object.assign(new BriefSectionsInput(), { goal: 'Move invoices to the new ledger', next_steps: ['Update the export job'] }),
+  });
+}
+
+export type BriefAuthor = 'llm' | 'deterministic' | 'model';
+
+export interface BriefSaveResponse {
+  brief_key: string;
+  changed: boolean;
+  revision: number;
+  author?: BriefAuthor;
+  /** `not-revised`: an events-only save with no model to call. */
+  reason?: 'not-revised' | 'retry';
+  /** Event windows the model revised, and those whose call failed (skipped). */
+  windows?: { revised: number; failed: number };
+}
+
+export class BriefGetRequest extends AgentScopedRequest {
+  @IsOptional() @IsString() @Matches(STORED_BRIEF_KEY_PATTERN, { message: 'brief_key is not a valid key' }) brief_key?: string;
+  @IsOptional() @IdField() from_session?: string;
+  @IsOptional() @IsString() @MaxLength(200) project?: string;
+  @IsOptional() @IsInt() @Min(1) revision?: number;
+  /** Also the client's own last compaction summary, verbatim, below the brief. */
+  @IsOptional() @IsBoolean() full?: boolean;
+
+  static readonly example: BriefGetRequest = Object.assign(new BriefGetRequest(), { brief_key: 'auto/billing/ledger-move' });
+}
+
+export interface BriefView {
+  brief_key: string;
+  project: string | null;
+  branch: string | null;
+  revision: number;
+  author: BriefAuthor;
+  session_id: string | null;
+  updated_at: string;
+  sections: BriefSections;
+  /** The brief as text, under about 12,000 characters. */
+  rendered: string;
+  /** With `full`: the client's last compaction summary, verbatim. */
+  client_summary?: string | null;
+}
+
+export interface BriefGetResponse {
+  brief: BriefView;
+}
+
+export class BriefListRequest extends AgentScopedRequest {
+  @IsOptional() @IsBoolean() mine_only?: boolean;
+  @IsOptional() @IsInt() @Min(1) @Max(200) limit?: number;
+
+  static readonly example: BriefListRequest = Object.assign(new BriefListRequest(), { mine_only: true });
+}
+
+export interface BriefListItem {
+  brief_key: string;
+  project: string | null;
+  branch: string | null;
+  revision: number;
+  updated_at: string;
+  /** One line: the goal, else the status. */
+  line: string;
+}
+
+export interface BriefListResponse {
+  briefs: BriefListItem[];
+}
+
+export class BriefDeleteRequest extends AgentScopedRequest {
+  @IsString() @Matches(STORED_BRIEF_KEY_PATTERN, { message: 'brief_key is not a valid key' }) brief_key!: string;
+
+  static readonly example: BriefDeleteRequest = Object.assign(new BriefDeleteRequest(), { brief_key: 'auto/billing/ledger-move' });
+}
+
+export interface BriefDeleteResponse {
+  brief_key: string;
+  deleted: boolean;
+}
