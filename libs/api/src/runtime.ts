@@ -10,6 +10,7 @@ import { OpDispatcher } from './ops/op-dispatcher';
 import { Readiness } from './http/readiness';
 import { briefLlm, configuredLlm, createTitlerWorker } from './titler';
 import { BriefsService } from '@loom/briefs';
+import { applyRetention, ErasureService } from '@loom/erasure';
 import { InMemoryLeaseManager, NatsKvLeaseManager } from '@loom/leases';
 
 export interface GatewayRuntime {
@@ -61,6 +62,8 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
       ...(nats ? { lock: new NatsKvLock(nats.connection) } : {}),
       onProgress: (p) => logger.info({ migration: p.migration, step: `${p.index}/${p.total}` }, 'applying migration'),
     });
+    const retention = await applyRetention(storage, config.retention);
+    if (retention !== 'unchanged') logger.info({ retention_days: config.retention.days, warm_days: config.retention.warmDays, ttl: retention }, 'transcript retention applied');
     metrics.reportStorage(() => storage.health());
     const keysStarted = Date.now();
     const storedKeys = await StoredTurnKeys.load(storage);
@@ -91,7 +94,8 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
     });
     const memory = new MemoryService(storage, new EmbeddingClient(requests, config.embedRequestTimeoutMs, metrics), llm, { metrics, logger });
     const briefs = new BriefsService(storage, leases, briefLlm(config, llm), config.briefs, { metrics, logger });
-    const dispatcher = new OpDispatcher(createOpHandlers(plane, memory, briefs, auth), auth, metrics, logger);
+    const erasure = new ErasureService(storage, plane.fence, logger);
+    const dispatcher = new OpDispatcher(createOpHandlers(plane, memory, briefs, erasure, auth), auth, metrics, logger);
     const titler = nats ? undefined : createTitlerWorker(config, { storage, leases, logger, metrics, llm });
     titler?.start();
     return {

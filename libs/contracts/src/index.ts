@@ -12,3 +12,4 @@ export * from './settings/settings.dto';
 export * from './embed/embed.dto';
 export * from './memory/memory.dto';
 export * from './briefs/brief.dto';
+export * from './erasure/erasure.dto';

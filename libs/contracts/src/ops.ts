@@ -14,6 +14,7 @@ import {
 } from './conversations/conversation.dto';
 import { CreateTokenRequest, RevokeTokenRequest } from './auth/token.dto';
 import { BriefDeleteRequest, BriefGetRequest, BriefListRequest, BriefSaveRequest } from './briefs/brief.dto';
+import { ErasureExportRequest, ErasureRequest } from './erasure/erasure.dto';
 import { RecallRequest, SearchMemoryRequest, SetFromMessagesRequest, SetMemoryRequest } from './memory/memory.dto';
 import { ListSavedMessagesRequest, SavedStatusRequest, SaveMessageRequest, SearchSavedMessagesRequest, UnsaveMessageRequest } from './conversations/saved.dto';
 import { GetSettingsRequest, SetSettingRequest } from './settings/settings.dto';
@@ -49,6 +50,8 @@ export const Ops = {
   'session.brief_get': { role: 'viewer', request: BriefGetRequest, perUser: true },
   'session.brief_list': { role: 'viewer', request: BriefListRequest, perUser: true },
   'session.brief_delete': { role: 'writer', request: BriefDeleteRequest, perUser: true },
+  'erasure.request': { role: 'admin', request: ErasureRequest },
+  'erasure.export': { role: 'admin', request: ErasureExportRequest },
   'token.create': { role: 'admin', request: CreateTokenRequest },
   'token.revoke': { role: 'admin', request: RevokeTokenRequest },
   'settings.get': { role: 'viewer', request: GetSettingsRequest },

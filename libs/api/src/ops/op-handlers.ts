@@ -1,8 +1,9 @@
-import { coversAllNamespaces, resolveUserId, type AuthService } from '@loom/auth';
+import { coversAllNamespaces, resolveNamespace, resolveUserId, type AuthService } from '@loom/auth';
 import { ALL_AGENTS, LoomError, type OpName } from '@loom/contracts';
 import type { ConversationPlane, NamespaceSet } from '@loom/conversations';
 import type { MemoryService } from '@loom/memory';
 import { scopeFor, type BriefsService } from '@loom/briefs';
+import type { ErasureService } from '@loom/erasure';
 import type { OpContext } from './op-context';
 import type * as C from '@loom/contracts';
 
@@ -34,6 +35,8 @@ interface OpInputs {
   'session.brief_get': C.BriefGetRequest;
   'session.brief_list': C.BriefListRequest;
   'session.brief_delete': C.BriefDeleteRequest;
+  'erasure.request': C.ErasureRequest;
+  'erasure.export': C.ErasureExportRequest;
   'token.create': C.CreateTokenRequest;
   'token.revoke': C.RevokeTokenRequest;
   'settings.get': C.GetSettingsRequest;
@@ -51,7 +54,9 @@ function writingAgent(ctx: OpContext, op: string): string {
 }
 
 /** Adapters from ops to services: take the validated input, call one service method, return. */
-export function createOpHandlers(plane: ConversationPlane, memory: MemoryService, briefs: BriefsService, auth: AuthService): OpHandlers {
+export function createOpHandlers(plane: ConversationPlane, memory: MemoryService, briefs: BriefsService, erasure: ErasureService, auth: AuthService): OpHandlers {
+  /** Every namespace the token covers: a person's data is erased (and exported) wherever it is. */
+  const callerNamespaces = (ctx: OpContext): NamespaceSet => (coversAllNamespaces(ctx.principal) ? { all: true } : { all: false, namespaces: ctx.principal.namespaces });
   return {
     'conversation.set_logging': async (ctx, input) => {
       await plane.recording.setLogging(ctx.namespace, input.enabled);
@@ -90,6 +95,12 @@ export function createOpHandlers(plane: ConversationPlane, memory: MemoryService
     'session.brief_get': (ctx, input) => briefs.get(ctx.namespace, scopeFor(ctx.principal), input),
     'session.brief_list': (ctx, input) => briefs.list(ctx.namespace, ctx.agent, scopeFor(ctx.principal), input),
     'session.brief_delete': (ctx, input) => briefs.delete(ctx.namespace, scopeFor(ctx.principal), input),
+    'erasure.request': (ctx, input) => {
+      // Every namespace named must be one the token covers.
+      for (const ns of input.namespace_list ?? []) resolveNamespace(ctx.principal, ns);
+      return erasure.erase(callerNamespaces(ctx), input);
+    },
+    'erasure.export': (ctx, input) => erasure.export(callerNamespaces(ctx), ctx.namespace, input),
     'token.create': async (ctx, input) => {
       const issued = await auth.createToken(ctx.principal, {
         namespace: ctx.namespace,

@@ -38,6 +38,7 @@ export interface LoomConfig {
     apiKey: string | undefined;
     timeoutMs: number;
   };
+  retention: { days: number; warmDays: number };
   briefs: { llm: boolean; model: string | undefined; baseUrl: string | undefined; apiKey: string | undefined; windowChars: number; maxWindows: number };
   titler: { enabled: boolean; windowHours: number; minTurns: number; maxThreadsPerPass: number; intervalSeconds: number; metricsPort: number };
   bootstrapAdminToken: string | undefined;
@@ -87,6 +88,8 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   { name: 'LOOM_SESSION_BRIEF_LLM_API_KEY', default: '(unset)', meaning: 'the key of that model (never logged)' },
   { name: 'LOOM_SESSION_BRIEF_WINDOW_CHARS', default: '12000', meaning: 'characters of events one model call revises a brief from' },
   { name: 'LOOM_SESSION_BRIEF_MAX_WINDOWS', default: '4', meaning: 'most event windows revised per save (the newest)' },
+  { name: 'LOOM_RETENTION_CONVERSATIONS_DAYS', default: '0', meaning: 'opt-in TTL: transcript rows older than this many days (message time) leave the disk; 0 keeps them forever. Embedding rows have no TTL' },
+  { name: 'LOOM_TIERING_CONVERSATIONS_WARM_DAYS', default: '0', meaning: "opt-in: transcript rows older than this many days move to the storage policy's volume named 'warm' (a ClickHouse server set up for it); 0 never" },
   { name: 'LOOM_BOOTSTRAP_ADMIN_TOKEN', default: '(unset)', meaning: 'this value becomes an admin token for every namespace at start (automation)' },
   { name: 'LOOM_APPEND_BATCH_LINGER_MS', default: '0', meaning: 'extra wait for company before a transcript insert; 0 is pure group commit (idle: at once; busy: the next batch forms while one is written)' },
   { name: 'LOOM_APPEND_BATCH_MAX_ROWS', default: '500', meaning: 'most turns in one insert' },
@@ -220,6 +223,10 @@ export function loadConfig(env: Env = process.env): LoomConfig {
       model: llmModel,
       apiKey: str('LOOM_LLM_API_KEY'),
       timeoutMs: int('LOOM_LLM_TIMEOUT_MS', 30_000, 100, 600_000),
+    },
+    retention: {
+      days: int('LOOM_RETENTION_CONVERSATIONS_DAYS', 0, 0, 36_500),
+      warmDays: int('LOOM_TIERING_CONVERSATIONS_WARM_DAYS', 0, 0, 36_500),
     },
     briefs: {
       llm: bool('LOOM_SESSION_BRIEF_LLM', true),
