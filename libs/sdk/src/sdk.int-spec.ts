@@ -65,4 +65,35 @@ describe('SDK: Agent and Session', () => {
     await bot[Symbol.asyncDispose]();
     await expect(s.append({ role: 'user', content: 'x' })).rejects.toThrow(/closed/);
   });
+
+  it('SDK-SESSION-04, SDK-SESSION-05, SDK-SESSION-06: every flush_every turns, and at close, the turns go to memory.set_from_messages whether or not the namespace records; with the fake LLM no facts, and recorded turns stay recorded', async () => {
+    const bot = new Agent(ns, 'local', 'support-bot', { baseUrl: loom.url, token });
+    const s = bot.session('thread-7', { user_id: 'u1', flush_every: 2 });
+    // Recording off: nothing is kept in the transcript, but extraction still gets the turns.
+    await s.append({ role: 'user', content: 'The export job reads ledger_v2.' }, { role: 'assistant', content: 'Noted.' }, { role: 'user', content: 'Backfill runs on Fridays.' });
+    expect(s.transcript_stored).toBe(false);
+    expect(s.extractions).toHaveLength(1);
+    expect(s.extractions[0]).toMatchObject({ deferred: true, evidence: 2 });
+    await loom.record(ns);
+    await s.append({ role: 'assistant', content: 'Friday backfill it is.' });
+    expect(s.transcript_stored).toBe(true);
+    await s.close();
+    expect(s.extractions).toHaveLength(2);
+    expect(s.extractions[1]).toMatchObject({ evidence: 2 });
+    await loom.gateway.runtime.memory.close();
+    const recalled = await loom.admin.ok('memory.recall', { namespace: ns, query: 'backfill Friday' });
+    expect(recalled.hits.map((h: { session_id: string }) => h.session_id)).toContain('thread-7');
+    expect((await loom.admin.ok('memory.search', { namespace: ns, query: 'backfill Friday ledger_v2' })).hits).toEqual([]);
+    expect((await turns('thread-7', 'support-bot')).map((t: { content: string }) => t.content)).toEqual(['Friday backfill it is.']);
+    await bot.close();
+  });
+
+  it('SDK-SESSION-08: bot.briefs.save(project, branch, sections) saves auto/<project>/<branch> with author "model"', async () => {
+    const bot = new Agent(ns, 'local', 'support-bot', { baseUrl: loom.url, token });
+    const saved = await bot.briefs.save({ project: 'billing', branch: 'ledger-move', sections: { goal: 'Move invoices to the new ledger', next_steps: ['Update the export job'] } });
+    expect(saved).toMatchObject({ brief_key: 'auto/billing/ledger-move', author: 'model', changed: true, revision: 1 });
+    const { brief } = await loom.admin.ok('session.brief_get', { namespace: ns, brief_key: 'auto/billing/ledger-move' });
+    expect(brief.sections).toMatchObject({ goal: 'Move invoices to the new ledger', next_steps: ['Update the export job'] });
+    await bot.close();
+  });
 });
