@@ -163,6 +163,35 @@ describe('capture clients and loom ingest-transcript', () => {
     expect((await loom.admin.ok('memory.recall', { namespace: ns, since: new Date(Date.now() - 60_000).toISOString(), limit: 200 })).hits.length).toBe(before);
   });
 
+  it('CAPTURE-09: at compaction and session end the hook saves the session brief from the turns, condensed by the server (no model on the client), with the client\'s own compaction summary', async () => {
+    const transcript = join(work, `brief-${ns}.jsonl`);
+    copyFileSync(sharedDataPath('transcripts', 'claude-code-spotter-8463c716-lines690-760-compact.jsonl'), transcript);
+    await hook({ session_id: 'cc-brief', transcript_path: transcript, hook_event_name: 'PreCompact', trigger: 'auto' });
+    // cwd .../spotter-fum/assets on branch spotter-fum: the brief every session of that branch revises.
+    const { brief } = await loom.admin.ok('session.brief_get', { namespace: ns, brief_key: 'auto/assets/spotter-fum', full: true });
+    expect(brief).toMatchObject({ revision: 1, author: 'deterministic', session_id: 'cc-brief' });
+    expect(brief.sections.status).not.toBe('');
+    expect(brief.client_summary).toMatch(/^This session is being continued from a previous conversation/);
+    // Session end with nothing new since: no new revision; new turns: one more.
+    await hook({ session_id: 'cc-brief', transcript_path: transcript, hook_event_name: 'SessionEnd' }, { LOOM_CAPTURE_MEMORY: 'false' });
+    expect((await loom.admin.ok('session.brief_get', { namespace: ns, brief_key: 'auto/assets/spotter-fum' })).brief.revision).toBe(1);
+    appendFileSync(transcript, JSON.stringify({ type: 'user', uuid: 'after-compact', sessionId: 'x', cwd: '/p/assets', gitBranch: 'spotter-fum', message: { role: 'user', content: 'now fix the flaky test' } }) + '\n');
+    await hook({ session_id: 'cc-brief', transcript_path: transcript, hook_event_name: 'SessionEnd' }, { LOOM_CAPTURE_MEMORY: 'false' });
+    const revised = (await loom.admin.ok('session.brief_get', { namespace: ns, brief_key: 'auto/assets/spotter-fum' })).brief;
+    expect(revised).toMatchObject({ revision: 2, sections: { goal: 'now fix the flaky test' } });
+  });
+
+  it('CAPTURE-10, BRIEF-RESTORE-01: the session-start primer names the saved briefs and never loads their content', async () => {
+    await loom.admin.ok('session.brief_save', { namespace: ns, project: 'billing', branch: 'ledger-move', sections: { goal: 'Move invoices to the secret-sauce ledger' } });
+    const { stdout } = await hook({ session_id: 'cc-start', hook_event_name: 'SessionStart', source: 'startup' });
+    expect(stdout).toContain('auto/billing/ledger-move');
+    expect(stdout).toContain('None is loaded');
+    expect(stdout).not.toContain('secret-sauce');
+    const empty = uniqueNamespace();
+    await loom.admin.ok('conversation.set_logging', { namespace: empty, enabled: false });
+    expect((await hook({ session_id: 'cc-start', hook_event_name: 'SessionStart' }, { LOOM_NAMESPACE: empty })).stdout).toBe('');
+  });
+
   it('CAPTURE-05: the Cursor hook script hands a SpecStory transcript to loom ingest-transcript', async () => {
     const file = sharedDataPath('transcripts', 'markdown-specstory-minsky-2025-04-29_17-36-bug-fixing-rule.md');
     await run(join(ROOT, 'integrations', 'cursor', 'cursor-session-hook.sh'), [file, 'cursor-1'], { env });

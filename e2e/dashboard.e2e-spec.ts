@@ -83,6 +83,17 @@ describe('dashboard: Conversations page (Chromium)', () => {
     expect(await page.$$eval('#turns li', (nodes) => nodes.length)).toBe(4);
   });
 
+  it('BRIEF-RESTORE-01: the briefs section names the saved briefs and loads one only when the person asks', async () => {
+    await loom.admin.ok('session.brief_save', { namespace: ns, project: 'billing', branch: 'ledger-move', sections: { goal: 'Move invoices to the new ledger' } });
+    await openDashboard();
+    await page.waitForSelector('#briefs li[data-brief-key="auto/billing/ledger-move"]');
+    expect(await page.isHidden('#brief')).toBe(true);
+    expect(await page.textContent('body')).not.toContain('Move invoices to the new ledger');
+    await page.click('#briefs li[data-brief-key="auto/billing/ledger-move"] button');
+    await page.waitForSelector('#brief:not([hidden])');
+    expect(await page.textContent('#brief-text')).toContain('## Goal\nMove invoices to the new ledger');
+  });
+
   it('renders turn text as text, never as HTML', async () => {
     await loom.admin.ok('conversation.set_logging', { namespace: ns, enabled: true });
     await append('<img src=x onerror="window.__pwned=1">', 'xss');

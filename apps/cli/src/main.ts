@@ -6,6 +6,7 @@ import { migrateCommand } from './commands/migrate.command';
 import { tokenCreateCommand } from './commands/token.command';
 import { reembedCommand } from './commands/reembed.command';
 import { ingestTranscriptCommand } from './commands/ingest-transcript.command';
+import { briefsGetCommand, briefsListCommand } from './commands/briefs.command';
 
 const program = new Command('loom').description('Loom: a memory of coding-agent sessions').showHelpAfterError();
 
@@ -33,8 +34,26 @@ program
   .option('--url <url>', 'the gateway (default $LOOM_URL, else http://127.0.0.1:$LOOM_PORT)')
   .option('--token <token>', 'a writer token (default $LOOM_TOKEN, else the local admin token)')
   .option('--json', 'print the outcome as one JSON line')
-  .option('--target <target>', 'transcript (conversation.append, the default) | memory (memory.set_from_messages, deferred, whether or not the namespace records)', 'transcript')
+  .option('--target <target>', 'transcript (conversation.append, the default) | memory (memory.set_from_messages, deferred, whether or not the namespace records) | brief (session.brief_save from the turns; the server condenses them)', 'transcript')
   .action(ingestTranscriptCommand);
+
+const briefs = program.command('briefs').description('session briefs');
+briefs
+  .command('list')
+  .description('the namespace\'s saved briefs, by name (never their content)')
+  .requiredOption('--namespace <ns>', 'the namespace')
+  .option('--url <url>', 'the gateway (default $LOOM_URL)')
+  .option('--token <token>', 'a viewer token (default $LOOM_TOKEN)')
+  .option('--json', 'print JSON')
+  .action(briefsListCommand);
+briefs
+  .command('get <key>')
+  .description('load one brief, rendered')
+  .requiredOption('--namespace <ns>', 'the namespace')
+  .option('--full', "also the client's own last compaction summary")
+  .option('--url <url>', 'the gateway (default $LOOM_URL)')
+  .option('--token <token>', 'a viewer token (default $LOOM_TOKEN)')
+  .action(briefsGetCommand);
 
 const token = program.command('token').description('API tokens');
 token

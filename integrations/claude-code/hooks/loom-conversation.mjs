@@ -2,12 +2,17 @@
 // Loom's capture hook for Claude Code and Codex.
 // - Stop: appends the session's new turns to Loom through `loom ingest-transcript`, with
 //   msg_id = the transcript entry's uuid, so a second run over the same transcript adds nothing.
-// - SessionEnd: hands the session's turns to memory.set_from_messages (deferred), whether or not
-//   the namespace records transcripts: facts are extracted either way.
+// - PreCompact and SessionEnd: saves the session brief from the turns (session.brief_save; the
+//   server condenses them, the client spends no model tokens).
+// - SessionEnd: also hands the session's turns to memory.set_from_messages (deferred), whether or
+//   not the namespace records transcripts: facts are extracted either way.
+// - SessionStart: names the namespace's saved briefs for the model, and never loads one; the
+//   person asks for a brief by name (the loom-session skill).
 //
 // Environment:
 //   LOOM_CAPTURE_CONVERSATIONS=false   turn transcript capture off (no append calls)
 //   LOOM_CAPTURE_MEMORY=false          turn the session-end hand-off to memory off
+//   LOOM_CAPTURE_BRIEFS=false          turn the brief saves and the session-start primer off
 //   LOOM_NAMESPACE                     namespace to record into (default "default")
 //   LOOM_URL, LOOM_TOKEN               the gateway and a writer token
 //   LOOM_CLI                           how to run the loom command (default "loom")
@@ -25,21 +30,34 @@ const env = process.env;
 
 async function main() {
   const input = JSON.parse(await readStdin() || '{}');
+  const event = input.hook_event_name;
+  const [command, ...prefix] = (env.LOOM_CLI ?? 'loom').split(' ').filter(Boolean);
+  const namespace = env.LOOM_NAMESPACE ?? 'default';
+  const briefsOn = (env.LOOM_CAPTURE_BRIEFS ?? '').toLowerCase() !== 'false';
+  if (event === 'SessionStart') {
+    if (briefsOn) await primer(command, prefix, namespace);
+    return;
+  }
   const sessionId = input.session_id;
   const transcript = input.transcript_path;
   if (!sessionId || !transcript) return;
 
-  const [command, ...prefix] = (env.LOOM_CLI ?? 'loom').split(' ').filter(Boolean);
-  const common = ['--namespace', env.LOOM_NAMESPACE ?? 'default', '--file', transcript, '--thread-id', sessionId, '--json'];
-  if (input.hook_event_name === 'SessionEnd') {
-    if ((env.LOOM_CAPTURE_MEMORY ?? '').toLowerCase() !== 'false') await run(command, [...prefix, 'ingest-transcript', ...common, '--target', 'memory']);
+  const common = ['--namespace', namespace, '--file', transcript, '--thread-id', sessionId, '--json'];
+  const stateDir = env.LOOM_CAPTURE_STATE_DIR ?? join(homedir(), '.loom', 'capture');
+  const statePath = join(stateDir, `${sessionId.replace(/[^A-Za-z0-9_.-]/g, '_')}.json`);
+  const state = readState(statePath);
+  if (event === 'PreCompact' || event === 'SessionEnd') {
+    if (briefsOn) {
+      // Only the turns since the last brief save: the brief is revised, not rebuilt.
+      const args = [...prefix, 'ingest-transcript', ...common, '--target', 'brief', ...(state.brief_msg_id ? ['--after-msg-id', state.brief_msg_id] : [])];
+      const saved = JSON.parse((await run(command, args)).trim().split('\n').pop());
+      writeState(stateDir, statePath, { ...state, brief_msg_id: saved.last_msg_id ?? state.brief_msg_id ?? null });
+    }
+    if (event === 'SessionEnd' && (env.LOOM_CAPTURE_MEMORY ?? '').toLowerCase() !== 'false') await run(command, [...prefix, 'ingest-transcript', ...common, '--target', 'memory']);
     return;
   }
   if ((env.LOOM_CAPTURE_CONVERSATIONS ?? '').toLowerCase() === 'false') return;
 
-  const stateDir = env.LOOM_CAPTURE_STATE_DIR ?? join(homedir(), '.loom', 'capture');
-  const statePath = join(stateDir, `${sessionId.replace(/[^A-Za-z0-9_.-]/g, '_')}.json`);
-  const state = readState(statePath);
   // The namespace does not record: skip the calls until the verdict is stale.
   if (state.recording_off_until && state.recording_off_until > Date.now()) return;
 
@@ -54,9 +72,21 @@ async function main() {
   const report = JSON.parse(stdout.trim().split('\n').pop());
   const ttl = Number(env.LOOM_CAPTURE_VERDICT_TTL_SECONDS ?? 300) * 1000;
   writeState(stateDir, statePath, {
+    ...state,
     last_msg_id: report.last_msg_id ?? state.last_msg_id ?? null,
     recording_off_until: report.not_recorded > 0 && report.appended === 0 ? Date.now() + ttl : 0,
   });
+}
+
+/** Names the saved briefs (their keys and dates), never their content: loading one is the person's choice. */
+async function primer(command, prefix, namespace) {
+  const { briefs } = JSON.parse(await run(command, [...prefix, 'briefs', 'list', '--namespace', namespace, '--json']));
+  if (briefs.length === 0) return;
+  const names = briefs.map((b) => `- ${b.brief_key} (saved ${b.updated_at.slice(0, 16).replace('T', ' ')})`).join('\n');
+  process.stdout.write(
+    `Loom has ${briefs.length} saved session brief(s) in namespace "${namespace}". None is loaded. ` +
+      `If the person asks to resume one of these lines of work, load it by name with the loom-session skill:\n${names}\n`,
+  );
 }
 
 function readStdin() {
@@ -86,7 +116,7 @@ function writeState(dir, path, state) {
 function run(command, args) {
   return new Promise((resolve, reject) => {
     execFile(command, args, { env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`loom ingest-transcript failed: ${stderr.trim() || error.message}`));
+      if (error) reject(new Error(`loom ${args.find((a) => a === 'ingest-transcript' || a === 'briefs') ?? ''} failed: ${stderr.trim() || error.message}`));
       else resolve(stdout);
     });
   });

@@ -4,6 +4,8 @@ interface Line {
   type?: string;
   uuid?: string;
   sessionId?: string;
+  cwd?: string;
+  gitBranch?: string;
   isMeta?: boolean;
   isSidechain?: boolean;
   isCompactSummary?: boolean;
@@ -23,6 +25,10 @@ const INJECTED = /^\s*<(command-name|command-message|command-args|local-command-
 export function parseClaudeCodeTranscript(text: string): ParsedTranscript {
   const turns: Array<CapturedTurn & { messageId?: string }> = [];
   let sessionId: string | undefined;
+  let cwd: string | undefined;
+  let branch: string | undefined;
+  let clientSummary: string | undefined;
+  let clientSummaryAt = 0;
   for (const raw of text.split('\n')) {
     if (raw.trim() === '') continue;
     let line: Line;
@@ -32,6 +38,12 @@ export function parseClaudeCodeTranscript(text: string): ParsedTranscript {
       continue; // A line being written while we read; the next capture sees it whole.
     }
     sessionId ??= line.sessionId;
+    cwd ??= line.cwd;
+    if (line.gitBranch && line.gitBranch !== 'HEAD') branch = line.gitBranch;
+    if (line.isCompactSummary && line.type === 'user') {
+      clientSummary = blocks(line.message?.content).text || clientSummary;
+      clientSummaryAt = turns.length;
+    }
     if ((line.type !== 'user' && line.type !== 'assistant') || line.isMeta || line.isSidechain || line.isCompactSummary || !line.uuid) continue;
     const { text: body, thinking } = blocks(line.message?.content);
     if (line.type === 'user') {
@@ -53,6 +65,9 @@ export function parseClaudeCodeTranscript(text: string): ParsedTranscript {
     // A message of only tool calls has no text: nothing to record.
     turns: turns.filter((t) => t.content.trim() !== '').map(({ messageId: _m, ...turn }) => turn),
     ...(sessionId ? { sessionId } : {}),
+    ...(cwd ? { cwd } : {}),
+    ...(branch ? { branch } : {}),
+    ...(clientSummary ? { clientSummary, clientSummaryAt: turns.slice(0, clientSummaryAt).filter((t) => t.content.trim() !== '').length } : {}),
   };
 }
 

@@ -156,3 +156,38 @@ async function callOp<T>(target: { url: string; token: string }, op: string, bod
   if (!response.ok) throw new IngestError(`${op} answered ${response.status}: ${answer.error?.message ?? 'no message'}`);
   return answer;
 }
+
+/**
+ * A session's turns as a brief save: the events since the last save, condensed on the server
+ * (the client spends no model tokens), the client's own compaction summary as a `summary` event.
+ */
+export async function saveSessionBrief(
+  parsed: { turns: readonly CapturedTurn[]; clientSummary?: string | undefined },
+  target: Omit<IngestTarget, 'threadId'> & { sessionId: string; project?: string | undefined; branch?: string | undefined },
+): Promise<{ brief_key: string; changed: boolean; revision: number; author?: string; reason?: string; events: number }> {
+  const turns = parsed.turns.filter((t) => t.role === 'user' || t.role === 'assistant');
+  const events = [
+    ...turns.map((t) => ({ kind: t.role, text: Array.from(t.content).slice(0, 20_000).join('') })),
+    ...(parsed.clientSummary ? [{ kind: 'summary', text: parsed.clientSummary }] : []),
+  ].slice(-4_000);
+  const cursor = [...turns].reverse().find((t) => t.msg_id)?.msg_id;
+  const answer = await callOp<{ brief_key: string; changed: boolean; revision: number; author?: string; reason?: string }>(target, 'session.brief_save', {
+    namespace: target.namespace,
+    session_id: target.sessionId,
+    ...(target.project ? { project: target.project } : {}),
+    ...(target.branch ? { branch: target.branch } : {}),
+    ...(target.agent ? { agent: target.agent } : {}),
+    ...(cursor ? { event_cursor: cursor } : {}),
+    events: events.length > 0 ? events : [{ kind: 'note', text: 'session ended with no new turns' }],
+  });
+  return { ...answer, events: events.length };
+}
+
+/** The namespace's saved briefs, one line each: what a session-start primer names (and never loads). */
+export function listBriefs(target: { url: string; token: string; namespace: string }): Promise<{ briefs: Array<{ brief_key: string; line: string; updated_at: string }> }> {
+  return callOp(target, 'session.brief_list', { namespace: target.namespace, limit: 20 });
+}
+
+export function getBrief(target: { url: string; token: string; namespace: string }, key: string, full: boolean): Promise<{ brief: { brief_key: string; rendered: string; revision: number; client_summary?: string | null } }> {
+  return callOp(target, 'session.brief_get', { namespace: target.namespace, brief_key: key, ...(full ? { full: true } : {}) });
+}

@@ -15,6 +15,13 @@ export interface ParsedTranscript {
   turns: CapturedTurn[];
   /** The client's session id, when the format carries one: a stable thread id. */
   sessionId?: string;
+  /** Where the session started (its first working directory) and its latest git branch, when the format says. */
+  cwd?: string;
+  branch?: string;
+  /** The client's own last compaction summary (Claude Code writes it as a user line). */
+  clientSummary?: string;
+  /** How many turns came before that summary: it is new to a save that resumes before it. */
+  clientSummaryAt?: number;
 }
 
 export const TranscriptFormats = ['markdown', 'json', 'claude-code', 'codex'] as const;

@@ -79,10 +79,35 @@ async function openThread(thread) {
   $('thread').hidden = false;
 }
 
+// Briefs are named, never loaded, until the person asks for one (BRIEF-RESTORE-01).
+async function loadBriefs() {
+  const { briefs } = await op('session.brief_list', { limit: 50 });
+  const list = $('briefs');
+  list.replaceChildren();
+  $('brief').hidden = true;
+  for (const brief of briefs) {
+    const item = el('li', undefined, { 'data-brief-key': brief.brief_key });
+    item.append(el('span', brief.brief_key, { class: 'brief-name' }));
+    const load = el('button', 'Load', { type: 'button' });
+    load.addEventListener('click', () => void openBrief(brief.brief_key));
+    item.append(load);
+    list.append(item);
+  }
+  if (briefs.length === 0) list.append(el('li', 'No saved briefs.'));
+}
+
+async function openBrief(key) {
+  const { brief } = await op('session.brief_get', { brief_key: key });
+  $('brief-key').textContent = `${brief.brief_key} · revision ${brief.revision} · ${brief.author}`;
+  $('brief-text').textContent = brief.rendered;
+  $('brief').hidden = false;
+}
+
 async function open() {
   say('Loading…');
   try {
     await loadSwitch();
+    await loadBriefs();
     await loadThreads();
     $('conversations').hidden = false;
     say('');
