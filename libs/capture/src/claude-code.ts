@@ -1,4 +1,4 @@
-import type { CapturedTurn, ParsedTranscript } from './transcript';
+import { jsonLines, type CapturedTurn, type ParsedTranscript } from './transcript';
 
 interface Line {
   type?: string;
@@ -29,14 +29,7 @@ export function parseClaudeCodeTranscript(text: string): ParsedTranscript {
   let branch: string | undefined;
   let clientSummary: string | undefined;
   let clientSummaryAt = 0;
-  for (const raw of text.split('\n')) {
-    if (raw.trim() === '') continue;
-    let line: Line;
-    try {
-      line = JSON.parse(raw) as Line;
-    } catch {
-      continue; // A line being written while we read; the next capture sees it whole.
-    }
+  for (const line of jsonLines<Line>(text)) {
     sessionId ??= line.sessionId;
     cwd ??= line.cwd;
     if (line.gitBranch && line.gitBranch !== 'HEAD') branch = line.gitBranch;

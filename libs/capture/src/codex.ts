@@ -1,4 +1,4 @@
-import type { CapturedTurn, ParsedTranscript } from './transcript';
+import { jsonLines, type CapturedTurn, type ParsedTranscript } from './transcript';
 
 interface Line {
   type?: string;
@@ -16,14 +16,7 @@ const INJECTED = /^\s*(<environment_context>|<user_instructions>|<permissions in
 export function parseCodexTranscript(text: string): ParsedTranscript {
   const turns: CapturedTurn[] = [];
   let sessionId: string | undefined;
-  for (const raw of text.split('\n')) {
-    if (raw.trim() === '') continue;
-    let line: Line;
-    try {
-      line = JSON.parse(raw) as Line;
-    } catch {
-      continue;
-    }
+  for (const line of jsonLines<Line>(text)) {
     if (line.type === 'session_meta') sessionId ??= line.payload?.id;
     const p = line.payload;
     if (line.type !== 'response_item' || p?.type !== 'message' || (p.role !== 'user' && p.role !== 'assistant')) continue;

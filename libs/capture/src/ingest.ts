@@ -58,8 +58,8 @@ export async function ingestTurns(turns: readonly CapturedTurn[], target: Ingest
   return report;
 }
 
-async function append(target: IngestTarget, turn: CapturedTurn): Promise<{ stored: boolean; reason?: string; msg_id: string }> {
-  const body = {
+function append(target: IngestTarget, turn: CapturedTurn): Promise<{ stored: boolean; reason?: string; msg_id: string }> {
+  return callOp(target, 'conversation.append', {
     namespace: target.namespace,
     thread_id: target.threadId,
     role: turn.role,
@@ -68,30 +68,7 @@ async function append(target: IngestTarget, turn: CapturedTurn): Promise<{ store
     ...(turn.reasoning ? { reasoning: turn.reasoning } : {}),
     ...(target.agent ? { agent: target.agent } : {}),
     ...(target.userId && turn.role === 'user' ? { user_id: target.userId } : {}),
-  };
-  for (let attempt = 1; ; attempt++) {
-    let response: Response;
-    try {
-      response = await fetch(`${target.url}/v1/ops/conversation.append`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(30_000),
-      });
-    } catch (error) {
-      throw new IngestError(`cannot reach Loom at ${target.url} (${(error as Error).message}); start it with \`loom up\` or pass --url`);
-    }
-    const answer = (await response.json().catch(() => ({}))) as { stored?: boolean; reason?: string; msg_id?: string; error?: { message?: string } };
-    // 503: storage or a dependency is down, and a retry is safe: the ids keep it from doubling.
-    if (response.status === 503 && attempt < 5) {
-      await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
-      continue;
-    }
-    if (response.status === 401) throw new IngestError('Loom refused the token (401); pass a writer token with --token or LOOM_TOKEN');
-    if (response.status === 403) throw new IngestError(`Loom refused (403): ${answer.error?.message ?? 'the token cannot write to this namespace'}`);
-    if (!response.ok) throw new IngestError(`conversation.append answered ${response.status}: ${answer.error?.message ?? 'no message'}`);
-    return { stored: answer.stored === true, ...(answer.reason ? { reason: answer.reason } : {}), msg_id: answer.msg_id ?? '' };
-  }
+  });
 }
 
 export interface MemoryHandOff {
@@ -139,22 +116,33 @@ export async function handTurnsToMemory(turns: readonly CapturedTurn[], target: 
   return report;
 }
 
+/**
+ * One op over HTTP. A 503 (storage or a dependency down) is retried with backoff: every op this
+ * sends is safe to repeat (ids make appends idempotent). Errors say what to do next.
+ */
 async function callOp<T>(target: { url: string; token: string }, op: string, body: object): Promise<T> {
-  let response: Response;
-  try {
-    response = await fetch(`${target.url}/v1/ops/${op}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(60_000),
-    });
-  } catch (error) {
-    throw new IngestError(`cannot reach Loom at ${target.url} (${(error as Error).message}); start it with \`loom up\` or pass --url`);
+  for (let attempt = 1; ; attempt++) {
+    let response: Response;
+    try {
+      response = await fetch(`${target.url}/v1/ops/${op}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(60_000),
+      });
+    } catch (error) {
+      throw new IngestError(`cannot reach Loom at ${target.url} (${(error as Error).message}); start it with \`loom up\` or pass --url`);
+    }
+    const answer = (await response.json().catch(() => ({}))) as T & { error?: { message?: string } };
+    if (response.status === 503 && attempt < 5) {
+      await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
+      continue;
+    }
+    if (response.status === 401) throw new IngestError('Loom refused the token (401); pass a writer token with --token or LOOM_TOKEN');
+    if (response.status === 403) throw new IngestError(`Loom refused (403): ${answer.error?.message ?? 'the token cannot act on this namespace'}`);
+    if (!response.ok) throw new IngestError(`${op} answered ${response.status}: ${answer.error?.message ?? 'no message'}`);
+    return answer;
   }
-  const answer = (await response.json().catch(() => ({}))) as T & { error?: { message?: string } };
-  if (response.status === 401) throw new IngestError('Loom refused the token (401); pass a writer token with --token or LOOM_TOKEN');
-  if (!response.ok) throw new IngestError(`${op} answered ${response.status}: ${answer.error?.message ?? 'no message'}`);
-  return answer;
 }
 
 /**

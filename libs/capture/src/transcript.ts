@@ -33,3 +33,15 @@ export class TranscriptFormatError extends Error {
     this.name = 'TranscriptFormatError';
   }
 }
+
+/** The parsed lines of a JSONL file. A line that does not parse (the client still writing it) is skipped: the next capture sees it whole. */
+export function* jsonLines<T>(text: string): Generator<T> {
+  for (const raw of text.split('\n')) {
+    if (raw.trim() === '') continue;
+    try {
+      yield JSON.parse(raw) as T;
+    } catch {
+      continue;
+    }
+  }
+}

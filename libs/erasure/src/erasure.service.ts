@@ -1,15 +1,11 @@
 import { formatMillis, toIso, type Storage } from '@loom/clickhouse';
 import { LoomError, type ErasureExportRequest, type ErasureExportResponse, type ErasureRequest, type ErasureResponse, type TurnRole } from '@loom/contracts';
-import type { ThreadFence } from '@loom/conversations';
+import { decodePosition, EMBEDDING_COLUMNS, encodePosition, TRANSCRIPT_COLUMNS, type ThreadFence } from '@loom/conversations';
 import { newId, nextVersion, type Logger } from '@loom/platform';
 
 /** The namespaces an erasure or export covers: a list, or every namespace (an every-namespace token). */
 export type NamespaceScope = { all: true } | { all: false; namespaces: string[] };
 
-const TRANSCRIPT_COLUMNS =
-  'namespace, thread_id, agent, msg_id, ts, role, content, reasoning, user_id, run_id, metadata, tokens, is_high, is_summary, is_saved, saved_at, deleted, deleted_at, created_at, version';
-const EMBEDDING_COLUMNS =
-  'namespace, thread_id, msg_id, agent, role, run_id, user_id, ts, text, model, embedding, embed_error, is_summary, is_saved, saved_at, deleted, deleted_at, created_at, version, filters_changed';
 
 /**
  * erasure.request and erasure.export. A person's erasure tombstones every conversation row
@@ -114,7 +110,7 @@ export class ErasureService {
   /** Transcript turns of a person (or of the namespace), tombstoned ones included unless asked not to. */
   async export(scope: NamespaceScope, namespace: string, input: ErasureExportRequest): Promise<ErasureExportResponse> {
     const limit = input.limit ?? 500;
-    const after = input.cursor !== undefined ? decodeCursor(input.cursor) : undefined;
+    const after = input.cursor !== undefined ? decodePosition(input.cursor, 4) : undefined;
     const conditions = [
       input.user_id !== undefined ? (scope.all ? '1' : 'namespace IN {namespaces:Array(String)}') : 'namespace = {ns:String}',
       ...(input.user_id !== undefined ? ['user_id = {user:String}'] : []),
@@ -167,21 +163,11 @@ export class ErasureService {
         deleted: Boolean(r.deleted),
         deleted_at: toIso(r.deleted_at),
       })),
-      next_cursor: rows.length > limit && last ? Buffer.from(JSON.stringify([last.namespace, last.thread_id, last.agent, last.msg_id])).toString('base64url') : null,
+      next_cursor: rows.length > limit && last ? encodePosition([last.namespace, last.thread_id, last.agent, last.msg_id]) : null,
     };
   }
 
   private onCluster(): string {
     return this.storage.cluster ? `ON CLUSTER ${this.storage.cluster}` : '';
   }
-}
-
-function decodeCursor(value: string): [string, string, string, string] {
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
-    if (Array.isArray(parsed) && parsed.length === 4 && parsed.every((p) => typeof p === 'string')) return parsed as [string, string, string, string];
-  } catch {
-    // fall through
-  }
-  throw new LoomError('invalid_input', 'cursor is not one this server issued; start again without it', { fields: [{ field: 'cursor', message: 'not a valid cursor' }] });
 }

@@ -7,14 +7,11 @@ import type { EmbeddingClient } from '../embedding/embedding.client';
 import type { ThreadFence } from '../fencing/thread-fence';
 import type { ThreadLeases } from '../leases/thread-leases';
 import { parseMetadata } from '../read/views';
-import type { EmbeddingRow, TranscriptRow } from '../rows';
+import { TRANSCRIPT_COLUMNS, type EmbeddingRow, type TranscriptRow } from '../rows';
 import { firstChars } from '../text';
 import { planCompaction, type WindowTurn } from './compaction-window';
 import { embeddingRetirements } from './embedding-retirement';
 import { summaryRequest } from './summary-prompt';
-
-const TRANSCRIPT_COLUMNS =
-  'namespace, thread_id, agent, msg_id, ts, role, content, reasoning, user_id, run_id, metadata, tokens, is_high, is_summary, is_saved, saved_at, deleted, deleted_at, created_at, version';
 
 /**
  * conversation.compact: the oldest turns before the kept tail become one embedded `system`

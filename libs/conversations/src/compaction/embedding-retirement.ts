@@ -1,11 +1,8 @@
 import { formatMillis, type Storage } from '@loom/clickhouse';
 import { Limits } from '@loom/contracts';
 import { nextVersion } from '@loom/platform';
-import type { EmbeddingRow } from '../rows';
+import { EMBEDDING_COLUMNS, type EmbeddingRow } from '../rows';
 import { firstChars } from '../text';
-
-const EMBEDDING_COLUMNS =
-  'namespace, thread_id, msg_id, agent, role, run_id, user_id, ts, text, model, embedding, embed_error, is_summary, is_saved, saved_at, deleted, deleted_at, created_at, version, filters_changed';
 
 /** Earlier builds cut embedding text at this length; such a row cannot show which copy it came from. */
 const LEGACY_CUT = 240;

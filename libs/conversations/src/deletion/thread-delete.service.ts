@@ -4,8 +4,7 @@ import { nextVersion } from '@loom/platform';
 import { settleEmbeddingRows } from '../compaction/embedding-retirement';
 import type { ThreadFence } from '../fencing/thread-fence';
 import type { ThreadLeases } from '../leases/thread-leases';
-import type { TranscriptRow } from '../rows';
-import { TRANSCRIPT_COLUMNS } from '../saved/saved-rows';
+import { TRANSCRIPT_COLUMNS, type TranscriptRow } from '../rows';
 import type { ThreadMetaRepository } from '../threads/thread-meta.repository';
 
 /**

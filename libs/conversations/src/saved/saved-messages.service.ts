@@ -22,6 +22,7 @@ import type { RecordingService } from '../recording/recording.service';
 import type { EmbeddingRow, TranscriptRow } from '../rows';
 import type { LiveSettingsService } from '../settings/live-settings.service';
 import { firstChars } from '../text';
+import { decodePosition, encodePosition } from '../cursor';
 import { readEmbeddingRow, readTranscriptRow, type MessageRef } from './saved-rows';
 
 const SAVABLE_ROLES = new Set(['user', 'assistant']);
@@ -143,7 +144,7 @@ export class SavedMessagesService {
   async list(namespace: string, userId: string, input: ListSavedMessagesRequest): Promise<ListSavedMessagesResponse> {
     const limit = Math.min(input.limit ?? LIST_DEFAULT, LIST_MAX);
     const chars = await this.settings.get('conversation_search_excerpt_chars');
-    const after = input.cursor !== undefined ? decodeSavedCursor(input.cursor) : undefined;
+    const after = input.cursor !== undefined ? (decodePosition(input.cursor, 4, /^\d{4}-\d{2}-\d{2} /) as [string, string, string, string]) : undefined;
     const rows = await this.storage.query<{
       thread_id: string;
       msg_id: string;
@@ -186,7 +187,7 @@ export class SavedMessagesService {
         // A high message an earlier build saved is listed, but never shows its text.
         excerpt: r.is_high ? '' : safeExcerpt(r.head, chars),
       })),
-      next_cursor: rows.length > limit && last ? encodeSavedCursor([last.sort_ts, last.thread_id, last.agent, last.msg_id]) : null,
+      next_cursor: rows.length > limit && last ? encodePosition([last.sort_ts, last.thread_id, last.agent, last.msg_id]) : null,
     };
   }
 
@@ -279,20 +280,4 @@ export class SavedMessagesService {
 /** A save writes a vector when the row is missing, tombstoned (re-saved after an unsave) or failed. */
 function needsVector(row: EmbeddingRow | undefined): boolean {
   return !row || Boolean(row.deleted) || row.embed_error !== '';
-}
-
-function encodeSavedCursor(position: [string, string, string, string]): string {
-  return Buffer.from(JSON.stringify(position)).toString('base64url');
-}
-
-function decodeSavedCursor(value: string): [string, string, string, string] {
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
-    if (Array.isArray(parsed) && parsed.length === 4 && parsed.every((p) => typeof p === 'string') && /^\d{4}-\d{2}-\d{2} /.test(parsed[0] as string)) {
-      return parsed as [string, string, string, string];
-    }
-  } catch {
-    // fall through
-  }
-  throw new LoomError('invalid_input', 'cursor is not one this server issued; start again without it', { fields: [{ field: 'cursor', message: 'not a valid cursor' }] });
 }

@@ -1,10 +1,6 @@
 import type { Storage } from '@loom/clickhouse';
-import type { EmbeddingRow, TranscriptRow } from '../rows';
+import { EMBEDDING_COLUMNS, TRANSCRIPT_COLUMNS, type EmbeddingRow, type TranscriptRow } from '../rows';
 
-export const TRANSCRIPT_COLUMNS =
-  'namespace, thread_id, agent, msg_id, ts, role, content, reasoning, user_id, run_id, metadata, tokens, is_high, is_summary, is_saved, saved_at, deleted, deleted_at, created_at, version';
-export const EMBEDDING_COLUMNS =
-  'namespace, thread_id, msg_id, agent, role, run_id, user_id, ts, text, model, embedding, embed_error, is_summary, is_saved, saved_at, deleted, deleted_at, created_at, version, filters_changed';
 
 export interface MessageRef {
   namespace: string;
