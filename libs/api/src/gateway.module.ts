@@ -3,7 +3,8 @@ import { APP_FILTER } from '@nestjs/core';
 import { HttpErrorFilter } from './http/not-found.filter';
 import { OpsController } from './http/ops.controller';
 import { DashboardController } from './http/dashboard.controller';
-import { LOOM_METRICS, OP_DISPATCHER, READINESS } from './http/tokens';
+import { McpController } from './http/mcp.controller';
+import { LOOM_METRICS, MCP_ENDPOINT, OP_DISPATCHER, READINESS } from './http/tokens';
 import type { GatewayRuntime } from './runtime';
 
 /** The gateway's composition root: the runtime's services behind the HTTP controller. */
@@ -12,11 +13,12 @@ export class GatewayModule {
   static forRoot(runtime: GatewayRuntime): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [OpsController, DashboardController],
+      controllers: [OpsController, DashboardController, McpController],
       providers: [
         { provide: OP_DISPATCHER, useValue: runtime.dispatcher },
         { provide: READINESS, useValue: runtime.readiness },
         { provide: LOOM_METRICS, useValue: runtime.metrics },
+        { provide: MCP_ENDPOINT, useValue: runtime.mcp },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
       ],
     };

@@ -11,6 +11,8 @@ import { Readiness } from './http/readiness';
 import { briefLlm, configuredLlm, createTitlerWorker } from './titler';
 import { BriefsService } from '@loom/briefs';
 import { applyRetention, ErasureService } from '@loom/erasure';
+import { RunsService } from '@loom/runs';
+import { McpEndpoint } from './mcp/mcp-endpoint';
 import { InMemoryLeaseManager, NatsKvLeaseManager } from '@loom/leases';
 
 export interface GatewayRuntime {
@@ -25,6 +27,8 @@ export interface GatewayRuntime {
   logger: Logger;
   migrations: MigrationReport;
   memory: MemoryService;
+  runs: RunsService;
+  mcp: McpEndpoint;
   /** Embedded only: the titler runs in this process. Split, the titler app runs it. */
   titler: TitlerWorker | undefined;
   close(): Promise<void>;
@@ -95,7 +99,12 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
     const memory = new MemoryService(storage, new EmbeddingClient(requests, config.embedRequestTimeoutMs, metrics), llm, { metrics, logger });
     const briefs = new BriefsService(storage, leases, briefLlm(config, llm), config.briefs, { metrics, logger });
     const erasure = new ErasureService(storage, plane.fence, logger);
-    const dispatcher = new OpDispatcher(createOpHandlers(plane, memory, briefs, erasure, auth), auth, metrics, logger);
+    const runs = new RunsService(storage);
+    const dispatcher = new OpDispatcher(createOpHandlers(plane, memory, briefs, erasure, runs, auth), auth, metrics, logger);
+    const mcp = new McpEndpoint(auth, dispatcher, runs, config.mcp.sessionRunIdleSeconds, logger);
+    // Idle MCP runs are closed on a cadence well inside the idle time.
+    const sweeper = setInterval(() => void mcp.sweep().catch((error: unknown) => logger.warn({ err: error }, 'closing idle MCP runs failed; next sweep retries')), Math.min(30, Math.max(1, config.mcp.sessionRunIdleSeconds / 2)) * 1000);
+    sweeper.unref();
     const titler = nats ? undefined : createTitlerWorker(config, { storage, leases, logger, metrics, llm });
     titler?.start();
     return {
@@ -110,8 +119,11 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
       logger,
       migrations,
       memory,
+      runs,
+      mcp,
       titler,
       close: async () => {
+        clearInterval(sweeper);
         await titler?.stop();
         await memory.close();
         await transport.close();

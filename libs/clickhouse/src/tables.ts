@@ -16,6 +16,7 @@ export interface Tables {
   memoryEvidence: string;
   sessionBriefs: string;
   sessionBriefRevisions: string;
+  runs: string;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -35,5 +36,6 @@ export function tablesFor(database: string): Tables {
     memoryEvidence: `${database}.memory_evidence`,
     sessionBriefs: `${database}.session_briefs`,
     sessionBriefRevisions: `${database}.session_brief_revisions`,
+    runs: `${database}.runs`,
   };
 }

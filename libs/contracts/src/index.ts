@@ -13,3 +13,4 @@ export * from './embed/embed.dto';
 export * from './memory/memory.dto';
 export * from './briefs/brief.dto';
 export * from './erasure/erasure.dto';
+export * from './runs/run.dto';

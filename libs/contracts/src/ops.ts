@@ -15,6 +15,7 @@ import {
 import { CreateTokenRequest, RevokeTokenRequest } from './auth/token.dto';
 import { BriefDeleteRequest, BriefGetRequest, BriefListRequest, BriefSaveRequest } from './briefs/brief.dto';
 import { ErasureExportRequest, ErasureRequest } from './erasure/erasure.dto';
+import { RunBeginRequest, RunCompleteRequest, RunGetRequest } from './runs/run.dto';
 import { RecallRequest, SearchMemoryRequest, SetFromMessagesRequest, SetMemoryRequest } from './memory/memory.dto';
 import { ListSavedMessagesRequest, SavedStatusRequest, SaveMessageRequest, SearchSavedMessagesRequest, UnsaveMessageRequest } from './conversations/saved.dto';
 import { GetSettingsRequest, SetSettingRequest } from './settings/settings.dto';
@@ -52,6 +53,9 @@ export const Ops = {
   'session.brief_delete': { role: 'writer', request: BriefDeleteRequest, perUser: true },
   'erasure.request': { role: 'admin', request: ErasureRequest },
   'erasure.export': { role: 'admin', request: ErasureExportRequest },
+  'run.begin': { role: 'writer', request: RunBeginRequest },
+  'run.complete': { role: 'writer', request: RunCompleteRequest },
+  'run.get': { role: 'viewer', request: RunGetRequest },
   'token.create': { role: 'admin', request: CreateTokenRequest },
   'token.revoke': { role: 'admin', request: RevokeTokenRequest },
   'settings.get': { role: 'viewer', request: GetSettingsRequest },

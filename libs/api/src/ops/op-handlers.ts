@@ -4,6 +4,7 @@ import type { ConversationPlane, NamespaceSet } from '@loom/conversations';
 import type { MemoryService } from '@loom/memory';
 import { scopeFor, type BriefsService } from '@loom/briefs';
 import type { ErasureService } from '@loom/erasure';
+import type { RunsService } from '@loom/runs';
 import type { OpContext } from './op-context';
 import type * as C from '@loom/contracts';
 
@@ -37,6 +38,9 @@ interface OpInputs {
   'session.brief_delete': C.BriefDeleteRequest;
   'erasure.request': C.ErasureRequest;
   'erasure.export': C.ErasureExportRequest;
+  'run.begin': C.RunBeginRequest;
+  'run.complete': C.RunCompleteRequest;
+  'run.get': C.RunGetRequest;
   'token.create': C.CreateTokenRequest;
   'token.revoke': C.RevokeTokenRequest;
   'settings.get': C.GetSettingsRequest;
@@ -54,7 +58,7 @@ function writingAgent(ctx: OpContext, op: string): string {
 }
 
 /** Adapters from ops to services: take the validated input, call one service method, return. */
-export function createOpHandlers(plane: ConversationPlane, memory: MemoryService, briefs: BriefsService, erasure: ErasureService, auth: AuthService): OpHandlers {
+export function createOpHandlers(plane: ConversationPlane, memory: MemoryService, briefs: BriefsService, erasure: ErasureService, runs: RunsService, auth: AuthService): OpHandlers {
   /** Every namespace the token covers: a person's data is erased (and exported) wherever it is. */
   const callerNamespaces = (ctx: OpContext): NamespaceSet => (coversAllNamespaces(ctx.principal) ? { all: true } : { all: false, namespaces: ctx.principal.namespaces });
   return {
@@ -101,6 +105,9 @@ export function createOpHandlers(plane: ConversationPlane, memory: MemoryService
       return erasure.erase(callerNamespaces(ctx), input);
     },
     'erasure.export': (ctx, input) => erasure.export(callerNamespaces(ctx), ctx.namespace, input),
+    'run.begin': (ctx, input) => runs.begin(ctx.namespace, writingAgent(ctx, 'run.begin'), input),
+    'run.complete': (ctx, input) => runs.complete(ctx.namespace, input),
+    'run.get': (ctx, input) => runs.get(ctx.namespace, input.run_id),
     'token.create': async (ctx, input) => {
       const issued = await auth.createToken(ctx.principal, {
         namespace: ctx.namespace,

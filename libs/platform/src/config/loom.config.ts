@@ -39,6 +39,7 @@ export interface LoomConfig {
     timeoutMs: number;
   };
   retention: { days: number; warmDays: number };
+  mcp: { sessionRunIdleSeconds: number };
   briefs: { llm: boolean; model: string | undefined; baseUrl: string | undefined; apiKey: string | undefined; windowChars: number; maxWindows: number };
   titler: { enabled: boolean; windowHours: number; minTurns: number; maxThreadsPerPass: number; intervalSeconds: number; metricsPort: number };
   bootstrapAdminToken: string | undefined;
@@ -90,6 +91,7 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   { name: 'LOOM_SESSION_BRIEF_MAX_WINDOWS', default: '4', meaning: 'most event windows revised per save (the newest)' },
   { name: 'LOOM_RETENTION_CONVERSATIONS_DAYS', default: '0', meaning: 'opt-in TTL: transcript rows older than this many days (message time) leave the disk; 0 keeps them forever. Embedding rows have no TTL' },
   { name: 'LOOM_TIERING_CONVERSATIONS_WARM_DAYS', default: '0', meaning: "opt-in: transcript rows older than this many days move to the storage policy's volume named 'warm' (a ClickHouse server set up for it); 0 never" },
+  { name: 'LOOM_MCP_SESSION_RUN_IDLE_SECONDS', default: '1800', meaning: "an MCP session's implicit run is closed after this long without a call" },
   { name: 'LOOM_BOOTSTRAP_ADMIN_TOKEN', default: '(unset)', meaning: 'this value becomes an admin token for every namespace at start (automation)' },
   { name: 'LOOM_APPEND_BATCH_LINGER_MS', default: '0', meaning: 'extra wait for company before a transcript insert; 0 is pure group commit (idle: at once; busy: the next batch forms while one is written)' },
   { name: 'LOOM_APPEND_BATCH_MAX_ROWS', default: '500', meaning: 'most turns in one insert' },
@@ -224,6 +226,7 @@ export function loadConfig(env: Env = process.env): LoomConfig {
       apiKey: str('LOOM_LLM_API_KEY'),
       timeoutMs: int('LOOM_LLM_TIMEOUT_MS', 30_000, 100, 600_000),
     },
+    mcp: { sessionRunIdleSeconds: int('LOOM_MCP_SESSION_RUN_IDLE_SECONDS', 1_800, 1, 604_800) },
     retention: {
       days: int('LOOM_RETENTION_CONVERSATIONS_DAYS', 0, 0, 36_500),
       warmDays: int('LOOM_TIERING_CONVERSATIONS_WARM_DAYS', 0, 0, 36_500),

@@ -1,0 +1,175 @@
+import { resolveNamespace, type AuthService } from '@loom/auth';
+import { LoomError } from '@loom/contracts';
+import type { Logger } from '@loom/platform';
+import type { RunsService } from '@loom/runs';
+import { randomUUID } from 'node:crypto';
+import type { OpDispatcher } from '../ops/op-dispatcher';
+
+const PROTOCOL_VERSION = '2025-06-18';
+
+interface Tool {
+  name: string;
+  description: string;
+  inputSchema: object;
+  /** Runs the tool with the caller's token, through the same ops (auth, roles, validation) as the HTTP API. */
+  call(args: Record<string, unknown>, op: (name: string, body: object) => Promise<unknown>): Promise<unknown>;
+}
+
+/**
+ * The default listing. `conversation.search` is not a tool of its own: agents reach conversation
+ * hits through the conversation section of `loom_search`. Nothing here asks the model to log
+ * turns (capture belongs to transcript hooks).
+ */
+const CORE_TOOLS: Tool[] = [
+  {
+    name: 'loom_search',
+    description: 'Search what this team knows: durable facts (memories) and, where the namespace records conversations, earlier conversation turns.',
+    inputSchema: {
+      type: 'object',
+      properties: { query: { type: 'string', description: 'what to look for' }, limit: { type: 'integer', minimum: 1, maximum: 50 } },
+      required: ['query'],
+    },
+    call: async (args, op) => {
+      const query = String(args['query'] ?? '');
+      const limit = typeof args['limit'] === 'number' ? args['limit'] : 5;
+      const [memories, conversations] = await Promise.all([op('memory.search', { query, limit }), op('conversation.search', { query, limit, namespace_scope: 'namespace' })]);
+      return { memories: (memories as { hits: unknown[] }).hits, conversations: (conversations as { hits: unknown[] }).hits };
+    },
+  },
+];
+
+/** Mounted with `?toolset=all`. */
+const ALL_TOOLS: Tool[] = [
+  ...CORE_TOOLS,
+  {
+    name: 'loom_conversation_append',
+    description: 'conversation.append: store one turn of a thread (kept only when the namespace records conversations).',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        thread_id: { type: 'string' },
+        role: { type: 'string', enum: ['user', 'assistant', 'system', 'tool'] },
+        content: { type: 'string' },
+        msg_id: { type: 'string' },
+      },
+      required: ['thread_id', 'role', 'content'],
+    },
+    call: (args, op) => op('conversation.append', args),
+  },
+];
+
+interface McpSession {
+  namespace: string;
+  runId: string;
+  toolset: 'core' | 'all';
+}
+
+interface JsonRpcRequest {
+  jsonrpc?: string;
+  id?: string | number | null;
+  method?: string;
+  params?: Record<string, unknown>;
+}
+
+export interface McpReply {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/**
+ * The MCP endpoint (`POST /mcp`, JSON-RPC over streamable HTTP, JSON answers). Each session gets
+ * an implicit run in the run ledger, touched by every call and closed by `sweep` after
+ * LOOM_MCP_SESSION_RUN_IDLE_SECONDS without one. Sessions live in this gateway's memory: a
+ * client that lands on another replica initializes again.
+ */
+export class McpEndpoint {
+  private readonly sessions = new Map<string, McpSession>();
+
+  constructor(
+    private readonly auth: AuthService,
+    private readonly dispatcher: OpDispatcher,
+    private readonly runs: RunsService,
+    private readonly idleSeconds: number,
+    private readonly logger?: Logger,
+  ) {}
+
+  async handle(raw: string, request: { authorization: string | undefined; sessionId: string | undefined; toolset: string | undefined; namespace: string | undefined }): Promise<McpReply> {
+    let message: JsonRpcRequest;
+    try {
+      message = JSON.parse(raw) as JsonRpcRequest;
+    } catch {
+      return rpcError(null, -32700, 'parse error: the body is not JSON', 400);
+    }
+    const id = message.id ?? null;
+    try {
+      const principal = await this.auth.authenticate(request.authorization);
+      if (message.method === 'initialize') {
+        const namespace = resolveNamespace(principal, request.namespace);
+        const client = (message.params?.['clientInfo'] as { name?: string } | undefined)?.name ?? 'an MCP client';
+        const { run } = await this.runs.begin(namespace, 'mcp', { goal: `MCP session of ${client}` }, 'mcp');
+        const sessionId = randomUUID();
+        this.sessions.set(sessionId, { namespace, runId: run.run_id, toolset: request.toolset === 'all' ? 'all' : 'core' });
+        return {
+          status: 200,
+          headers: { 'mcp-session-id': sessionId },
+          body: {
+            jsonrpc: '2.0',
+            id,
+            result: { protocolVersion: PROTOCOL_VERSION, capabilities: { tools: {} }, serverInfo: { name: 'loom', version: '0.1.0' }, instructions: `Namespace ${namespace}. Run ${run.run_id}.` },
+          },
+        };
+      }
+      if (message.method?.startsWith('notifications/')) return { status: 202, headers: {}, body: undefined };
+      const session = request.sessionId ? this.sessions.get(request.sessionId) : undefined;
+      if (!session) return rpcError(id, -32001, 'no MCP session: send initialize first (a session lives on the gateway that started it)', 404);
+      await this.runs.touch(session.namespace, session.runId);
+      const tools = session.toolset === 'all' ? ALL_TOOLS : CORE_TOOLS;
+      switch (message.method) {
+        case 'ping':
+          return ok(id, {});
+        case 'tools/list':
+          return ok(id, { tools: tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })) });
+        case 'tools/call': {
+          const name = String(message.params?.['name'] ?? '');
+          const tool = tools.find((t) => t.name === name);
+          if (!tool) return rpcError(id, -32602, `no tool "${name}" in this listing${session.toolset === 'core' ? ' (mount ?toolset=all for more)' : ''}`);
+          const args = (message.params?.['arguments'] as Record<string, unknown> | undefined) ?? {};
+          try {
+            const result = await tool.call(args, (op, body) => this.op(op, { namespace: session.namespace, ...body }, request.authorization));
+            return ok(id, { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result, isError: false });
+          } catch (error) {
+            return ok(id, { content: [{ type: 'text', text: (error as Error).message }], isError: true });
+          }
+        }
+        default:
+          return rpcError(id, -32601, `method "${message.method ?? ''}" is not supported`);
+      }
+    } catch (error) {
+      if (LoomError.isLoomError(error) && (error.code === 'unauthorized' || error.code === 'forbidden')) return rpcError(id, -32001, error.message, error.status);
+      this.logger?.error({ err: error }, 'MCP request failed');
+      return rpcError(id, -32603, 'internal error');
+    }
+  }
+
+  /** Closes the implicit runs of sessions idle for LOOM_MCP_SESSION_RUN_IDLE_SECONDS. */
+  async sweep(now = new Date()): Promise<number> {
+    const closed = await this.runs.closeIdle(this.idleSeconds, now);
+    if (closed > 0) this.logger?.info({ closed }, 'closed idle MCP session runs');
+    return closed;
+  }
+
+  private async op(name: string, body: Record<string, unknown>, authorization: string | undefined): Promise<unknown> {
+    const result = await this.dispatcher.dispatch(name, JSON.stringify(body), authorization, randomUUID());
+    if (result.status !== 200) throw new Error((result.body as { error?: { message?: string } }).error?.message ?? `${name} answered ${result.status}`);
+    return result.body;
+  }
+}
+
+function ok(id: JsonRpcRequest['id'], result: unknown): McpReply {
+  return { status: 200, headers: {}, body: { jsonrpc: '2.0', id, result } };
+}
+
+function rpcError(id: JsonRpcRequest['id'] | null, code: number, message: string, status = 200): McpReply {
+  return { status, headers: {}, body: { jsonrpc: '2.0', id, error: { code, message } } };
+}
