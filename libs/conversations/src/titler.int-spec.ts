@@ -257,3 +257,29 @@ describe('Titler switch', () => {
     }
   });
 });
+
+describe("Loom's own model spend", () => {
+  it('TRACE-02: every LLM call Loom makes is counted per operation (titler, summarizer, brief, extraction) with its tokens', async () => {
+    const llm = await startOpenAiCompatibleServer({
+      chat: (messages) => (messages.some((m) => m.content.includes('JSON:')) ? '{"goal":"g"}' : messages.some((m) => m.content.includes('Facts:')) ? '- a fact about ledgers' : 'A short answer'),
+    });
+    const loom = await startTestLoom({ env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'm' } });
+    try {
+      const ns = uniqueNamespace();
+      await loom.record(ns);
+      for (let i = 0; i < 16; i++) await loom.admin.ok('conversation.append', { namespace: ns, thread_id: 't', role: i % 2 ? 'assistant' : 'user', content: `turn ${i} about the ledger` });
+      await loom.gateway.runtime.titler!.runOnce();
+      await loom.admin.ok('conversation.compact', { namespace: ns, thread_id: 't' });
+      await loom.admin.ok('session.brief_save', { namespace: ns, brief_key: 'k', events: [{ kind: 'note', text: 'x' }] });
+      await loom.admin.ok('memory.set_from_messages', { namespace: ns, messages: [{ role: 'user', content: 'ledgers' }] });
+      const metrics = await (await fetch(`${loom.url}/metrics`)).text();
+      for (const purpose of ['titler', 'summarizer', 'brief', 'extraction']) {
+        expect(metrics).toMatch(new RegExp(`loom_llm_calls_total\\{[^}]*purpose="${purpose}"[^}]*outcome="ok"[^}]*\\} [1-9]`));
+        expect(metrics).toMatch(new RegExp(`loom_llm_tokens_total\\{[^}]*purpose="${purpose}"[^}]*direction="input"[^}]*\\} [1-9]`));
+      }
+    } finally {
+      await loom.close();
+      await llm.close();
+    }
+  });
+});

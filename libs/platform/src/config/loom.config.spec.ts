@@ -45,6 +45,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ LOOM_LLM_BASE_URL: 'http://127.0.0.1:9/v1', LOOM_LLM_API_KEY: 'sk-secret-value' })).toThrow(/LOOM_LLM_MODEL is required/);
   });
 
+  it('SETTINGS-05: retention and warm tiering of transcripts are opt-in: both default to 0 (keep forever, never move)', () => {
+    expect(loadConfig({}).retention).toEqual({ days: 0, warmDays: 0 });
+    expect(loadConfig({ LOOM_RETENTION_CONVERSATIONS_DAYS: '90', LOOM_TIERING_CONVERSATIONS_WARM_DAYS: '30' }).retention).toEqual({ days: 90, warmDays: 30 });
+  });
+
+  it('SETTINGS-06: brief condensing is on by default, with the deployment LLM unless a model and its key are given, 12,000-character windows, at most 4 per save', () => {
+    expect(loadConfig({}).briefs).toEqual({ llm: true, model: undefined, baseUrl: undefined, apiKey: undefined, windowChars: 12_000, maxWindows: 4 });
+    expect(loadConfig({ LOOM_SESSION_BRIEF_LLM: 'false' }).briefs.llm).toBe(false);
+  });
+
   it('the README configuration table names every LOOM_* variable', () => {
     const readme = readFileSync(join(__dirname, '..', '..', '..', '..', 'README.md'), 'utf8');
     // Regenerate with: npm run build && node tools/readme-config-table.js
