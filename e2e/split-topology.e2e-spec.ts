@@ -2,6 +2,7 @@ import { Storage } from '@loom/clickhouse';
 import {
   countRows,
   describeApiChecks,
+  LoomApi,
   startOpenAiCompatibleServer,
   startSplitTopology,
   uniqueNamespace,
@@ -23,6 +24,7 @@ describe('split topology (separate processes on NATS)', () => {
     topology = await startSplitTopology({
       embedders: 2,
       titlers: 2,
+      gateways: 2,
       env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'titles', LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS: '1' },
     });
     storage = Storage.open({ url: topology.clickhouseUrl, database: topology.database, dataDir: '/nonexistent' });
@@ -60,6 +62,22 @@ describe('split topology (separate processes on NATS)', () => {
       const asked = llm.requests.filter((r) => JSON.stringify(r.body).includes(`thread-${t} ${ns}`));
       expect(asked).toHaveLength(1);
     }
+  });
+
+  it('CONV-APPEND-06 across two gateway replicas: each of 100 new turns sent to both at once is stored once, and exactly one of the two answers stored:true', async () => {
+    const ns = uniqueNamespace();
+    await topology.admin.ok('conversation.set_logging', { namespace: ns, enabled: true });
+    const apis = topology.urls.map((u) => new LoomApi(u, topology.admin.token));
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        Promise.all(apis.map((api) => api.ok('conversation.append', { namespace: ns, thread_id: `race-${i % 10}`, msg_id: `m-${i}`, role: 'user', content: `turn ${i}, sent to both replicas at once` }))),
+      ),
+    );
+    const storedTwice = results.filter((pair) => pair.every((r) => r.stored));
+    expect(storedTwice).toEqual([]);
+    expect(results.every((pair) => pair.filter((r) => r.stored).length === 1)).toBe(true);
+    // Every row, not only the latest version: the loser wrote nothing.
+    expect(await countRows(storage, 'conversations', { namespace: ns }, false)).toBe(100);
   });
 
   it('each embedder serves its own /metrics, with batch sizes and trace-free counters', async () => {

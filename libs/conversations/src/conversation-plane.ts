@@ -74,7 +74,9 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
     settings,
     append: new AppendService(
       recording,
-      new TranscriptWriter(storage, options.batching, metrics, options.storedKeys),
+      // One writer process (embedded): the stored-key filter and one batch at a time are exact.
+      // Several (split): lookup and insert under the thread leases.
+      new TranscriptWriter(storage, options.batching, metrics, options.storedKeys, options.storedKeys ? undefined : threadLeases),
       new EmbeddingWriter(storage, options.fence, threadLeases, options.batching),
       embedder,
       options.fence,

@@ -11,6 +11,8 @@ const DIST = join(ROOT, 'dist', 'apps');
 
 export interface SplitTopology {
   url: string;
+  /** Every gateway replica's URL (the first is `url`). */
+  urls: string[];
   admin: LoomApi;
   natsUrl: string;
   clickhouseUrl: string;
@@ -30,7 +32,7 @@ export interface SplitTopology {
  * NATS server of its own (or LOOM_TEST_NATS_URL), N embedders in queue group `embedder`, and
  * the gateway. Runs the built apps from dist/ (`npm run build` first).
  */
-export async function startSplitTopology(options: { embedders?: number; titlers?: number; env?: Record<string, string> } = {}): Promise<SplitTopology> {
+export async function startSplitTopology(options: { embedders?: number; titlers?: number; gateways?: number; env?: Record<string, string> } = {}): Promise<SplitTopology> {
   for (const app of ['cli', 'gateway', 'embedder', 'titler']) {
     if (!existsSync(join(DIST, app, 'src', 'main.js'))) throw new Error(`dist/apps/${app} is missing: run \`npm run build\` first`);
   }
@@ -77,15 +79,22 @@ export async function startSplitTopology(options: { embedders?: number; titlers?
   };
   await startEmbedders(options.embedders ?? 2);
 
-  const port = await freePort();
-  const gateway = launch('gateway', process.execPath, [join(DIST, 'gateway', 'src', 'main.js')], {
-    ...baseEnv,
-    LOOM_PORT: String(port),
-    LOOM_BOOTSTRAP_ADMIN_TOKEN: adminToken,
-  });
-  procs.push(gateway);
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor('the gateway to be ready', () => httpOk(`${url}/readyz`), { processes: [gateway] });
+  // Replicas start together, as in a rollout: they take turns on the migration lock.
+  const urls: string[] = [];
+  const gateways: ManagedProcess[] = [];
+  for (let i = 0; i < (options.gateways ?? 1); i += 1) {
+    const port = await freePort();
+    const gateway = launch(i === 0 ? 'gateway' : `gateway-${i + 1}`, process.execPath, [join(DIST, 'gateway', 'src', 'main.js')], {
+      ...baseEnv,
+      LOOM_PORT: String(port),
+      LOOM_BOOTSTRAP_ADMIN_TOKEN: adminToken,
+    });
+    procs.push(gateway);
+    gateways.push(gateway);
+    urls.push(`http://127.0.0.1:${port}`);
+  }
+  const url = urls[0]!;
+  for (const [i, u] of urls.entries()) await waitFor('the gateway to be ready', () => httpOk(`${u}/readyz`), { processes: [gateways[i]!] });
 
   // Titlers start after the gateway has migrated the schema.
   const titlers: ManagedProcess[] = [];
@@ -102,6 +111,7 @@ export async function startSplitTopology(options: { embedders?: number; titlers?
 
   return {
     url,
+    urls,
     admin: new LoomApi(url, adminToken),
     natsUrl,
     clickhouseUrl: clickhouseUrl!,

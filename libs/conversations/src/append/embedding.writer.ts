@@ -1,7 +1,7 @@
 import type { Storage } from '@loom/clickhouse';
 import { MicroBatcher } from '@loom/platform';
 import type { ThreadFence } from '../fencing/thread-fence';
-import { threadRefKey, type ThreadLeases } from '../leases/thread-leases';
+import type { ThreadLeases } from '../leases/thread-leases';
 import { embeddingKey, turnKey, type EmbeddingRow } from '../rows';
 
 interface SavedFlags {
@@ -45,26 +45,9 @@ export class EmbeddingWriter {
     return this.batcher.submit(pending);
   }
 
-  /**
-   * Under the thread leases: the batch's free threads together, then each thread another
-   * writer held (a compaction retiring turns, a delete), one at a time once it is free.
-   */
+  /** Under the thread leases of the batch (see ThreadLeases.forBatch). */
   private async writeBatch(items: PendingEmbedding[]): Promise<EmbeddingOutcome[]> {
-    const { held, busy } = await this.threadLeases.tryMany(items.map((i) => i.row));
-    const outcomes = new Map<PendingEmbedding, EmbeddingOutcome>();
-    try {
-      const free = items.filter((i) => !busy.has(threadRefKey(i.row)));
-      const written = await this.writeHeld(free);
-      free.forEach((item, n) => outcomes.set(item, written[n]!));
-    } finally {
-      await Promise.all([...held.values()].map((lease) => lease.release()));
-    }
-    for (const key of busy) {
-      const waiting = items.filter((i) => threadRefKey(i.row) === key);
-      const written = await this.threadLeases.withThread(waiting[0]!.row, () => this.writeHeld(waiting));
-      waiting.forEach((item, n) => outcomes.set(item, written[n]!));
-    }
-    return items.map((item) => outcomes.get(item)!);
+    return this.threadLeases.forBatch(items, (item) => item.row, (held) => this.writeHeld(held));
   }
 
   private async writeHeld(items: PendingEmbedding[]): Promise<EmbeddingOutcome[]> {

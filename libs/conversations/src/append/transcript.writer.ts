@@ -2,6 +2,7 @@ import type { Storage } from '@loom/clickhouse';
 import { MicroBatcher, type LoomMetrics } from '@loom/platform';
 import { embeddingKey, turnKey, type TranscriptRow } from '../rows';
 import type { StoredTurnKeys } from './stored-turn-keys';
+import type { ThreadLeases } from '../leases/thread-leases';
 
 /**
  * `duplicate_unindexed`: the turn was already stored, is live and indexable, but has no
@@ -19,7 +20,9 @@ export interface TranscriptWrite {
  * Writes new transcript rows in shared inserts and answers "duplicate" for a turn whose
  * (namespace, thread, agent, msg_id) already landed. Identity comes from the data: one lookup per
  * batch finds the keys already stored. Two rows with one key in one batch are the caller's to
- * prevent (AppendService lets one append per key run at a time).
+ * prevent (AppendService lets one append per key run at a time). Where other processes write too
+ * (split), the lookup and the insert run under the threads' leases, so of two gateways racing on
+ * one new turn the second sees the first's row and answers "duplicate".
  */
 export class TranscriptWriter {
   private readonly batcher: MicroBatcher<TranscriptRow, TranscriptWrite>;
@@ -30,6 +33,8 @@ export class TranscriptWriter {
     metrics?: LoomMetrics,
     /** Where known (embedded), lets certainly-new turns skip the lookup. */
     private readonly storedKeys?: StoredTurnKeys,
+    /** Where other processes write too: the lookup and the insert of a thread run under its lease. */
+    private readonly threadLeases?: ThreadLeases,
   ) {
     this.batcher = new MicroBatcher((rows) => this.writeBatch(rows), { maxItems: options.maxRows, lingerMs: options.lingerMs, maxConcurrent: 1 }, (n) =>
       metrics?.appendBatchSize.observe(n),
@@ -40,7 +45,12 @@ export class TranscriptWriter {
     return this.batcher.submit(row);
   }
 
-  private async writeBatch(rows: TranscriptRow[]): Promise<TranscriptWrite[]> {
+  private writeBatch(rows: TranscriptRow[]): Promise<TranscriptWrite[]> {
+    return this.threadLeases ? this.threadLeases.forBatch(rows, (row) => row, (held) => this.writeHeld(held)) : this.writeHeld(rows);
+  }
+
+  private async writeHeld(rows: TranscriptRow[]): Promise<TranscriptWrite[]> {
+    if (rows.length === 0) return [];
     const maybeStored = this.storedKeys ? rows.filter((row) => this.storedKeys!.mayBeStored(row)) : rows;
     const { turns, vectors } = maybeStored.length > 0 ? await this.existingKeys(maybeStored) : { turns: new Map<string, TranscriptOutcome>(), vectors: new Set<string>() };
     const fresh = rows.filter((row) => !turns.has(turnKey(row)));

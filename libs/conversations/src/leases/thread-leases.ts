@@ -32,9 +32,29 @@ export class ThreadLeases {
   }
 
   /**
-   * Takes the leases of these threads that are free now, without waiting: a batch writer never
-   * waits while it holds others, so two batch writers cannot deadlock.
+   * Runs a batch writer's `work` under the leases of the batch's threads: the threads free now
+   * together, then each thread another writer held, one at a time once it is free. It never
+   * waits while it holds a lease, so two batch writers cannot deadlock. Answers in input order.
    */
+  async forBatch<T, R>(items: T[], refOf: (item: T) => ThreadRef, work: (items: T[]) => Promise<R[]>): Promise<R[]> {
+    const { held, busy } = await this.tryMany(items.map(refOf));
+    const results = new Map<T, R>();
+    try {
+      const free = items.filter((i) => !busy.has(threadRefKey(refOf(i))));
+      const done = await work(free);
+      free.forEach((item, n) => results.set(item, done[n]!));
+    } finally {
+      await Promise.all([...held.values()].map((lease) => lease.release()));
+    }
+    for (const key of busy) {
+      const waiting = items.filter((i) => threadRefKey(refOf(i)) === key);
+      const done = await this.withThread(refOf(waiting[0]!), () => work(waiting));
+      waiting.forEach((item, n) => results.set(item, done[n]!));
+    }
+    return items.map((item) => results.get(item)!);
+  }
+
+  /** Takes the leases of these threads that are free now, without waiting. */
   async tryMany(refs: ThreadRef[]): Promise<{ held: Map<string, Lease>; busy: Set<string> }> {
     const keys = [...new Set(refs.map(threadRefKey))];
     const taken = await Promise.all(keys.map(async (key) => [key, await this.leases.acquire(key)] as const));
