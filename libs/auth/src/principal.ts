@@ -27,7 +27,11 @@ export function resolveNamespace(principal: Principal, requested: string | undef
     });
   }
   if (requested === '@me') {
-    throw new LoomError('forbidden', '"@me" addresses an end user\'s namespace and needs an end-user token');
+    // An end-user token is one pinned to one user of one namespace: "@me" is that namespace.
+    if (principal.readScope === 'own_user' && principal.readUserId && !coversAllNamespaces(principal) && principal.namespaces.length === 1) {
+      return principal.namespaces[0]!;
+    }
+    throw new LoomError('forbidden', '"@me" addresses an end user\'s namespace and needs an end-user token (read_scope own_user with read_user_id)');
   }
   if (!coversAllNamespaces(principal) && !principal.namespaces.includes(requested)) {
     throw new LoomError('forbidden', `this token has no access to namespace "${requested}"`);

@@ -424,6 +424,18 @@ describe('Saved messages', () => {
       expect((await transcript('c', 'theirs'))[0]).toMatchObject({ user_id: 'u2', is_saved: true });
     });
 
+    it('SAVE-TOKEN-04: an end-user token (pinned to one user) calls the saved-message ops with namespace "@me"; other tokens cannot', async () => {
+      const endUser = await loom.as(ns, 'writer', { read_scope: 'own_user', read_user_id: 'u1' });
+      const saved = await endUser.call('conversation.save_message', { namespace: '@me', conversation_id: 'c', message_id: 'me', role: 'user', content: 'saved through @me' });
+      expect(saved.status).toBe(200);
+      expect((await transcript('c', 'me'))[0]).toMatchObject({ user_id: 'u1', is_saved: true });
+      const listed = await endUser.call('conversation.list_saved_messages', { namespace: '@me' });
+      expect(listed.body.messages.map((m: { message_id: string }) => m.message_id)).toEqual(['me']);
+      expect((await loom.admin.call('conversation.list_saved_messages', { namespace: '@me', user_id: 'u1' })).status).toBe(403);
+      const writer = await loom.as(ns, 'writer');
+      expect((await writer.call('conversation.list_saved_messages', { namespace: '@me', user_id: 'u1' })).status).toBe(403);
+    });
+
     it('SAVE-TOKEN-05: an own_session token is refused by the saved-message ops', async () => {
       const session = await loom.as(ns, 'writer', { read_scope: 'own_session' });
       const r = await op('conversation.list_saved_messages', { user_id: 'u1' }, session);
