@@ -62,7 +62,8 @@ token
   .requiredOption('--namespace <ns>', 'the namespace the token acts on ("*" for every namespace)')
   .requiredOption('--role <role>', 'viewer | writer | admin')
   .option('--read-scope <scope>', 'all | own_user | own_session', undefined)
-  .option('--read-user-id <id>', 'with --read-scope own_user: the one user the token acts as')
+  .option('--read-user-id <id>', 'with --read-scope own_user or own_session: the one user the token acts as')
+  .option('--read-session-id <id>', 'with --read-scope own_session: the one session the token acts for')
   .option('--label <text>', 'a note on what the token is for')
   .option('--url <url>', 'the gateway to ask (default http://127.0.0.1:$LOOM_PORT)')
   .action(tokenCreateCommand);

@@ -51,16 +51,21 @@ export class AuthService {
    */
   async createToken(
     issuer: Principal | 'cli',
-    options: { namespace: string; role: Role; readScope?: ReadScope; readUserId?: string; label?: string },
+    options: { namespace: string; role: Role; readScope?: ReadScope; readUserId?: string; readSessionId?: string; label?: string },
   ): Promise<IssuedToken> {
     if (issuer !== 'cli') {
       const allowed = coversAllNamespaces(issuer) || (options.namespace !== ALL_NAMESPACES && issuer.namespaces.includes(options.namespace));
       if (!allowed) throw new LoomError('forbidden', `this token cannot grant access to namespace "${options.namespace}"`);
     }
     const readScope = options.readScope ?? 'all';
-    if (options.readUserId && readScope !== 'own_user') {
-      throw new LoomError('invalid_input', 'read_user_id goes with read_scope "own_user"', {
-        fields: [{ field: 'read_user_id', message: 'only valid with read_scope "own_user"' }],
+    if (options.readUserId && readScope === 'all') {
+      throw new LoomError('invalid_input', 'read_user_id goes with read_scope "own_user" or "own_session"', {
+        fields: [{ field: 'read_user_id', message: 'only valid with a bounded read_scope' }],
+      });
+    }
+    if (options.readSessionId && readScope !== 'own_session') {
+      throw new LoomError('invalid_input', 'read_session_id goes with read_scope "own_session"', {
+        fields: [{ field: 'read_session_id', message: 'only valid with read_scope "own_session"' }],
       });
     }
     const token = TOKEN_PREFIX + randomToken(32);
@@ -72,6 +77,7 @@ export class AuthService {
       role: options.role,
       read_scope: readScope,
       read_user_id: options.readUserId ?? '',
+      read_session_id: options.readSessionId ?? '',
       label: options.label ?? '',
     });
     return { token, tokenId };
@@ -97,5 +103,6 @@ function toPrincipal(row: TokenRow): Principal {
     role: row.role,
     readScope: row.read_scope,
     readUserId: row.read_user_id || undefined,
+    readSessionId: row.read_session_id || undefined,
   };
 }

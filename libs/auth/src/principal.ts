@@ -8,6 +8,8 @@ export interface Principal {
   role: Role;
   readScope: ReadScope;
   readUserId: string | undefined;
+  /** An own_session token's session. */
+  readSessionId?: string | undefined;
 }
 
 export function coversAllNamespaces(principal: Principal): boolean {

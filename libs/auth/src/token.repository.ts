@@ -9,6 +9,7 @@ export interface TokenRow {
   role: Role;
   read_scope: ReadScope;
   read_user_id: string;
+  read_session_id: string;
   label: string;
   created_at: string;
   revoked: boolean;
@@ -33,7 +34,7 @@ export class TokenRepository {
 
   private async findOne(column: 'token_hash' | 'token_id', value: string): Promise<TokenRow | undefined> {
     const rows = await this.storage.query<TokenRow>(
-      `SELECT token_hash, token_id, namespaces, role, read_scope, read_user_id, label, created_at, revoked
+      `SELECT token_hash, token_id, namespaces, role, read_scope, read_user_id, read_session_id, label, created_at, revoked
        FROM ${this.storage.tables.apiTokens} FINAL WHERE ${column} = {value:String} LIMIT 1`,
       { value },
     );

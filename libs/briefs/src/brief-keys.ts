@@ -4,13 +4,16 @@ import { BRIEF_KEY_PATTERN, LoomError } from '@loom/contracts';
 export type BriefScope = { bounded: false } | { bounded: true; prefix: string };
 
 /**
- * A bounded token's briefs are stored under `~<user>~<key>` and seen as `<key>`; a
- * namespace-wide token sees and names the stored form.
+ * A bounded token's briefs are stored under `~<user>~<key>` (or `~<user>~<session>~<key>`) and
+ * seen as `<key>`; a namespace-wide token sees and names the stored form.
  */
-export function scopeFor(principal: { readScope: string; readUserId: string | undefined }): BriefScope {
+export function scopeFor(principal: { readScope: string; readUserId: string | undefined; readSessionId?: string | undefined }): BriefScope {
   if (principal.readScope === 'all') return { bounded: false };
   if (principal.readScope === 'own_user' && principal.readUserId) return { bounded: true, prefix: `~${principal.readUserId}~` };
-  throw new LoomError('forbidden', 'session briefs take a namespace-wide token or one bounded to a user with --read-user-id (own_session tokens are not supported here yet)');
+  if (principal.readScope === 'own_session' && principal.readUserId && principal.readSessionId) {
+    return { bounded: true, prefix: `~${principal.readUserId}~${principal.readSessionId}~` };
+  }
+  throw new LoomError('forbidden', 'session briefs take a namespace-wide token, or one bounded to a user (read_user_id) or to a user\'s session (read_user_id and read_session_id)');
 }
 
 /** The key a save writes: the given one, else `auto/<project>/<branch>`, else `session/<session_id>`. */

@@ -122,6 +122,19 @@ describe('Session briefs', () => {
     });
   });
 
+  it('BRIEF-ADDR-05: a session-bounded token stores ~<user>~<session>~<key> and sees <key>; another session of the user does not see it', async () => {
+    const session = await loom.as(ns, 'writer', { read_scope: 'own_session', read_user_id: 'u1', read_session_id: 's1' });
+    expect((await ok('session.brief_save', { brief_key: 'mine', sections: { goal: 'session-bound' } }, session)).brief_key).toBe('mine');
+    expect((await ok('session.brief_get', { brief_key: 'mine' }, session)).brief.sections.goal).toBe('session-bound');
+    expect((await ok('session.brief_list', {})).briefs.map((b: { brief_key: string }) => b.brief_key)).toEqual(['~u1~s1~mine']);
+    const other = await loom.as(ns, 'writer', { read_scope: 'own_session', read_user_id: 'u1', read_session_id: 's2' });
+    expect((await ok('session.brief_list', {}, other)).briefs).toEqual([]);
+    expect((await other.call('session.brief_get', { brief_key: 'mine' })).status).toBe(404);
+    const misuse = await loom.admin.call('token.create', { namespace: ns, role: 'writer', read_scope: 'own_user', read_user_id: 'u1', read_session_id: 's1' });
+    expect(misuse.status).toBe(400);
+    expect(misuse.body.error.fields[0].field).toBe('read_session_id');
+  });
+
   describe('revising', () => {
     it('BRIEF-REV-01, BRIEF-REV-03, BRIEF-LLM-01: events are condensed on the server by the model, once per window, at most MAX_WINDOWS per save (author "llm")', async () => {
       const calls = llm.requests.length;

@@ -9,6 +9,7 @@ export interface TokenCreateOptions {
   role: string;
   readScope?: string;
   readUserId?: string;
+  readSessionId?: string;
   label?: string;
   url?: string;
 }
@@ -28,6 +29,7 @@ export async function tokenCreateCommand(options: TokenCreateOptions): Promise<v
     role: options.role,
     ...(options.readScope ? { read_scope: options.readScope } : {}),
     ...(options.readUserId ? { read_user_id: options.readUserId } : {}),
+    ...(options.readSessionId ? { read_session_id: options.readSessionId } : {}),
     ...(options.label ? { label: options.label } : {}),
   };
   const viaGateway = admin ? await tryGateway(url, admin, body) : undefined;
@@ -44,6 +46,7 @@ export async function tokenCreateCommand(options: TokenCreateOptions): Promise<v
       role: options.role as Role,
       ...(options.readScope ? { readScope: options.readScope as ReadScope } : {}),
       ...(options.readUserId ? { readUserId: options.readUserId } : {}),
+      ...(options.readSessionId ? { readSessionId: options.readSessionId } : {}),
       ...(options.label ? { label: options.label } : {}),
     });
     print(issued.token, issued.tokenId, options);

@@ -114,6 +114,7 @@ export function createOpHandlers(plane: ConversationPlane, memory: MemoryService
         role: input.role,
         ...(input.read_scope ? { readScope: input.read_scope } : {}),
         ...(input.read_user_id ? { readUserId: input.read_user_id } : {}),
+        ...(input.read_session_id ? { readSessionId: input.read_session_id } : {}),
         ...(input.label ? { label: input.label } : {}),
       });
       return { token: issued.token, token_id: issued.tokenId, namespace: ctx.namespace, role: input.role };

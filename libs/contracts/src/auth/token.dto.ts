@@ -7,6 +7,8 @@ export class CreateTokenRequest extends NamespacedRequest {
   @IsOptional() @IsIn(ReadScopes, { message: `read_scope must be one of ${ReadScopes.join(', ')}` })
   read_scope?: ReadScope;
   @IsOptional() @IdField() read_user_id?: string;
+  /** With read_scope own_session: the one session the token acts for. */
+  @IsOptional() @IdField() read_session_id?: string;
   @IsOptional() @IsString() @MaxLength(200) label?: string;
 
   static readonly example: CreateTokenRequest = Object.assign(new CreateTokenRequest(), {
