@@ -40,13 +40,14 @@ export class ErasureService {
 
     if (input.purge) {
       // Gone from disk: mutations that rewrite the parts, waited for.
+      const purged = [tables.conversations, tables.conversationEmbeddings, tables.conversationThreads, tables.memories, tables.memoryEvidence, tables.sessionBriefs, tables.sessionBriefRevisions];
       const counts = await Promise.all(
-        [tables.conversations, tables.conversationEmbeddings, tables.conversationThreads, tables.memories, tables.memoryEvidence, tables.sessionBriefs, tables.sessionBriefRevisions].map(async (t) => {
+        purged.map(async (t) => {
           const [row] = await this.storage.query<{ n: string }>(`SELECT count() AS n FROM ${t} WHERE ${inScope}`, params);
           return Number(row?.n ?? 0);
         }),
       );
-      for (const t of [tables.conversations, tables.conversationEmbeddings, tables.conversationThreads, tables.memories, tables.memoryEvidence, tables.sessionBriefs, tables.sessionBriefRevisions]) {
+      for (const t of purged) {
         await this.storage.command(`ALTER TABLE ${t} ${this.onCluster()} DELETE WHERE ${inScope} SETTINGS mutations_sync = 2`, params);
       }
       [erased.turns, erased.embeddings, erased.threads, erased.memories, erased.evidence, erased.briefs] = [counts[0]!, counts[1]!, counts[2]!, counts[3]!, counts[4]!, counts[5]!];

@@ -12,7 +12,7 @@ import {
   type SetMemoryResponse,
   type TurnRole,
 } from '@loom/contracts';
-import { bm25, centredExcerpt, type EmbeddingClient } from '@loom/conversations';
+import { bm25, centredExcerpt, firstChars, type EmbeddingClient } from '@loom/conversations';
 import { newId, nextVersion, type Logger, type LoomMetrics } from '@loom/platform';
 import { cosineSimilarity, type LlmProvider } from '@loom/providers';
 import { readsAsHigh } from '@loom/sensitivity';
@@ -127,7 +127,7 @@ export class MemoryService {
       user_id: r.user_id || null,
       role: r.role,
       ts: toIso(r.ts)!,
-      excerpt: at !== undefined ? centredExcerpt(r.content, at, EXCERPT_CHARS) : Array.from(r.content).slice(0, EXCERPT_CHARS).join(''),
+      excerpt: at !== undefined ? centredExcerpt(r.content, at, EXCERPT_CHARS) : firstChars(r.content, EXCERPT_CHARS),
       score,
     });
     if (!input.query?.trim()) return { hits: rows.slice(0, limit).map((r) => view(r, null)) };

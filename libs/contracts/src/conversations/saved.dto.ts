@@ -89,20 +89,12 @@ export class SearchSavedMessagesRequest extends UserScopedRequest {
   });
 }
 
-export interface SavedMessageHit {
-  conversation_id: string;
-  message_id: string;
-  agent: string;
-  role: TurnRole;
-  /** When the user saved it. */
-  ts: string;
-  /** The message's own time in the transcript. */
-  message_ts: string;
+/** A hit is a listed saved message with its score and the legs that found it. */
+export interface SavedMessageHit extends SavedMessageItem {
   /** Reciprocal-rank-fused score in hybrid mode; cosine in semantic; BM25 in lexical. */
   score: number;
   /** Which legs found it. */
   matched: Array<'semantic' | 'lexical'>;
-  excerpt: string;
 }
 
 export interface SearchSavedMessagesResponse {
@@ -129,6 +121,7 @@ export interface SavedMessageItem {
   role: TurnRole;
   /** When the user saved it (the message time for rows an earlier build saved without one). */
   ts: string;
+  /** The message's own time in the transcript. */
   message_ts: string;
   excerpt: string;
 }

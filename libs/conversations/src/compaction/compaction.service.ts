@@ -7,7 +7,8 @@ import type { EmbeddingClient } from '../embedding/embedding.client';
 import type { ThreadFence } from '../fencing/thread-fence';
 import type { ThreadLeases } from '../leases/thread-leases';
 import { parseMetadata } from '../read/views';
-import { TRANSCRIPT_COLUMNS, type EmbeddingRow, type TranscriptRow } from '../rows';
+import type { EmbeddingRow, TranscriptRow } from '../rows';
+import { readLiveTurns } from '../stored-rows';
 import { firstChars } from '../text';
 import { planCompaction, type WindowTurn } from './compaction-window';
 import { embeddingRetirements } from './embedding-retirement';
@@ -39,7 +40,7 @@ export class CompactionService {
       messages_summarized: 0,
       ...extra,
     });
-    const rows = await this.liveTurns(namespace, threadId, agent);
+    const rows = await readLiveTurns(this.storage, namespace, threadId, agent);
     if (rows.length === 0) throw new LoomError('not_found', `thread "${threadId}" has no live turns of agent "${agent}" in namespace "${namespace}"`);
     const plan = planCompaction(rows.map(toWindowTurn), {
       keepRecent: input.keep_recent ?? Defaults.compactKeepRecent,
@@ -116,7 +117,7 @@ export class CompactionService {
 
     await this.leases.withThread({ namespace, thread_id: threadId }, async () => {
       // The window as it is now: a turn saved or removed while the summary was written must not be retired.
-      const current = new Map((await this.liveTurns(namespace, threadId, agent)).map((r) => [r.msg_id, r]));
+      const current = new Map((await readLiveTurns(this.storage, namespace, threadId, agent)).map((r) => [r.msg_id, r]));
       const changed = retiring.filter((r) => {
         const live = current.get(r.msg_id);
         return !live || Boolean(live.is_saved) || String(live.version) !== String(r.version);
@@ -158,14 +159,6 @@ export class CompactionService {
     }
   }
 
-  private liveTurns(namespace: string, threadId: string, agent: string): Promise<TranscriptRow[]> {
-    return this.storage.query<TranscriptRow>(
-      `SELECT ${TRANSCRIPT_COLUMNS} FROM ${this.storage.tables.conversations} FINAL
-       WHERE namespace = {ns:String} AND thread_id = {thread:String} AND agent = {agent:String} AND deleted = 0
-       ORDER BY ts, msg_id`,
-      { ns: namespace, thread: threadId, agent },
-    );
-  }
 }
 
 function toWindowTurn(row: TranscriptRow): WindowTurn {

@@ -4,7 +4,7 @@ import { nextVersion } from '@loom/platform';
 import { settleEmbeddingRows } from '../compaction/embedding-retirement';
 import type { ThreadFence } from '../fencing/thread-fence';
 import type { ThreadLeases } from '../leases/thread-leases';
-import { TRANSCRIPT_COLUMNS, type TranscriptRow } from '../rows';
+import { readLiveTurns } from '../stored-rows';
 import type { ThreadMetaRepository } from '../threads/thread-meta.repository';
 
 /**
@@ -29,7 +29,7 @@ export class ThreadDeleteService {
     }
     const threadId = input.thread_id;
     return this.leases.withThread({ namespace, thread_id: threadId }, async () => {
-      const [turns, meta] = await Promise.all([this.liveTurns(namespace, threadId, agent), this.meta.find(namespace, threadId)]);
+      const [turns, meta] = await Promise.all([readLiveTurns(this.storage, namespace, threadId, agent), this.meta.find(namespace, threadId)]);
       if (turns.length === 0 && !meta) throw new LoomError('not_found', `thread "${threadId}" has nothing of agent "${agent}" to delete in namespace "${namespace}"`);
       // An append of this thread mid-embed re-reads, finds its turn gone and writes no vector.
       this.fence.bump(namespace, threadId);
@@ -50,11 +50,4 @@ export class ThreadDeleteService {
     });
   }
 
-  private liveTurns(namespace: string, threadId: string, agent: string): Promise<TranscriptRow[]> {
-    return this.storage.query<TranscriptRow>(
-      `SELECT ${TRANSCRIPT_COLUMNS} FROM ${this.storage.tables.conversations} FINAL
-       WHERE namespace = {ns:String} AND thread_id = {thread:String} AND agent = {agent:String} AND deleted = 0`,
-      { ns: namespace, thread: threadId, agent },
-    );
-  }
 }

@@ -23,7 +23,7 @@ import type { EmbeddingRow, TranscriptRow } from '../rows';
 import type { LiveSettingsService } from '../settings/live-settings.service';
 import { firstChars } from '../text';
 import { decodePosition, encodePosition } from '../cursor';
-import { readEmbeddingRow, readTranscriptRow, type MessageRef } from './saved-rows';
+import { readEmbeddingRow, readTranscriptRow, type MessageRef } from '../stored-rows';
 
 const SAVABLE_ROLES = new Set(['user', 'assistant']);
 const LIST_DEFAULT = 50;

@@ -1,5 +1,5 @@
 import type { Storage } from '@loom/clickhouse';
-import { EMBEDDING_COLUMNS, TRANSCRIPT_COLUMNS, type EmbeddingRow, type TranscriptRow } from '../rows';
+import { EMBEDDING_COLUMNS, TRANSCRIPT_COLUMNS, type EmbeddingRow, type TranscriptRow } from './rows';
 
 
 export interface MessageRef {
@@ -27,4 +27,14 @@ export async function readEmbeddingRow(storage: Storage, ref: MessageRef): Promi
     { ns: ref.namespace, thread: ref.thread_id, msg: ref.msg_id },
   );
   return rows[0];
+}
+
+/** One agent's live turns of a thread, in thread order, every column (for writers of new versions). */
+export function readLiveTurns(storage: Storage, namespace: string, threadId: string, agent: string): Promise<TranscriptRow[]> {
+  return storage.query<TranscriptRow>(
+    `SELECT ${TRANSCRIPT_COLUMNS} FROM ${storage.tables.conversations} FINAL
+     WHERE namespace = {ns:String} AND thread_id = {thread:String} AND agent = {agent:String} AND deleted = 0
+     ORDER BY ts, msg_id`,
+    { ns: namespace, thread: threadId, agent },
+  );
 }
