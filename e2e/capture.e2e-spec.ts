@@ -121,6 +121,66 @@ describe('capture clients and loom ingest-transcript', () => {
     expect((await turns('cc-1')).at(-1)).toMatchObject({ msg_id: 'late-uuid', content: 'one more thing' });
   });
 
+  it('CAPTURE-11, RUNS-02, TRACE-04: the hook makes the session a run and reports its turn usage (on by default), which gives the run its model cost', async () => {
+    const transcript = join(work, `usage-${ns}.jsonl`);
+    const source = readFileSync(sharedDataPath('transcripts', 'claude-code-spotter-8463c716-head200.jsonl'), 'utf8').split('\n').filter(Boolean);
+    // The session so far: its first 100 lines, then the rest arrives before the next Stop.
+    writeFileSync(transcript, source.slice(0, 100).join('\n') + '\n');
+    const responses = (lines: string[]) => new Set(lines.map((l) => JSON.parse(l)).filter((l) => l.type === 'assistant' && l.message?.usage).map((l) => l.message.id)).size;
+    await hook({ session_id: 'cc-usage', transcript_path: transcript, hook_event_name: 'Stop' });
+    const runId = 'claude-code-cc-usage';
+    const first = (await loom.admin.ok('run.get', { namespace: ns, run_id: runId })).run;
+    expect(first).toMatchObject({ source: 'capture', status: 'running', goal: expect.stringMatching(/^Claude Code session/) });
+    expect(first.model_cost.reports).toBe(responses(source.slice(0, 100)));
+    expect(first.model_cost.by_model.map((m: { model: string }) => m.model)).toEqual(['claude-opus-4-6']);
+    expect(first.model_cost.cost_usd).toBeGreaterThan(0);
+    // The recorded turns link to the run.
+    expect((await loom.admin.ok('conversation.list', { namespace: ns, thread_id: 'cc-usage', run_id: runId, limit: 200 })).messages.length).toBe((await turns('cc-usage')).length);
+
+    appendFileSync(transcript, source.slice(100).join('\n') + '\n');
+    await hook({ session_id: 'cc-usage', transcript_path: transcript, hook_event_name: 'Stop' });
+    await hook({ session_id: 'cc-usage', transcript_path: transcript, hook_event_name: 'SessionEnd', reason: 'exit' });
+    const { run } = await loom.admin.ok('run.get', { namespace: ns, run_id: runId });
+    // Every response once, however many hooks read it: a response split across the two Stops is replaced, not added.
+    expect(run.model_cost.reports).toBe(responses(source));
+    const expected = source
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.type === 'assistant' && l.message?.usage)
+      .reduce((byId, l) => byId.set(l.message.id, Math.max(byId.get(l.message.id) ?? 0, l.message.usage.output_tokens)), new Map<string, number>());
+    expect(run.model_cost.output_tokens).toBe([...expected.values()].reduce((a, b) => a + b, 0));
+    expect(run.status).toBe('ended');
+    expect(run.model_cost.cost_usd).toBeGreaterThan(first.model_cost.cost_usd);
+  });
+
+  it('RUNS-02, CAPTURE-11: with LOOM_CAPTURE_USAGE=false the session is still a run, and the run has no model cost', async () => {
+    const transcript = join(work, `nousage-${ns}.jsonl`);
+    copyFileSync(sharedDataPath('transcripts', 'claude-code-spotter-tool_heavy.jsonl'), transcript);
+    await hook({ session_id: 'cc-nousage', transcript_path: transcript, hook_event_name: 'Stop' }, { LOOM_CAPTURE_USAGE: 'false' });
+    await hook({ session_id: 'cc-nousage', transcript_path: transcript, hook_event_name: 'SessionEnd' }, { LOOM_CAPTURE_USAGE: 'false' });
+    const { run } = await loom.admin.ok('run.get', { namespace: ns, run_id: 'claude-code-cc-nousage' });
+    expect(run).toMatchObject({ status: 'ended', model_cost: null });
+  });
+
+  it('CAPTURE-11: usage is reported although the namespace does not record conversations (a run is not a transcript)', async () => {
+    await loom.admin.ok('conversation.set_logging', { namespace: ns, enabled: false });
+    const transcript = join(work, `quiet-usage-${ns}.jsonl`);
+    copyFileSync(sharedDataPath('transcripts', 'claude-code-spotter-short.jsonl'), transcript);
+    await hook({ session_id: 'cc-quiet-usage', transcript_path: transcript, hook_event_name: 'Stop' });
+    expect((await loom.admin.ok('run.get', { namespace: ns, run_id: 'claude-code-cc-quiet-usage' })).run.model_cost.reports).toBe(1);
+    expect((await loom.admin.call('conversation.get', { namespace: ns, thread_id: 'cc-quiet-usage' })).status).toBe(404);
+  });
+
+  it('loom ingest-transcript --target run reports a Codex rollout\'s usage once, however often it is sent', async () => {
+    const file = sharedDataPath('transcripts', 'codex-rollout-acidicsoil-2025-11-17T15-30-28-019a93b9.jsonl');
+    const once = JSON.parse((await cli('ingest-transcript', '--namespace', ns, '--file', file, '--target', 'run', '--json')).stdout);
+    const twice = JSON.parse((await cli('ingest-transcript', '--namespace', ns, '--file', file, '--target', 'run', '--json')).stdout);
+    expect(once).toMatchObject({ target: 'run', began: true, run_id: expect.stringMatching(/^codex-/) });
+    expect(twice.began).toBe(false);
+    expect(twice.model_cost).toEqual(once.model_cost);
+    expect(once.model_cost.by_model.map((m: { model: string }) => m.model)).toEqual(['gpt-5.1-codex']);
+    expect(once.model_cost.cost_usd).toBeGreaterThan(0);
+  });
+
   it('CAPTURE-02, SETTINGS-08: with LOOM_CAPTURE_CONVERSATIONS=false the hook makes no append call', async () => {
     const transcript = join(work, `off-${ns}.jsonl`);
     copyFileSync(sharedDataPath('transcripts', 'claude-code-simonw-sample_session.jsonl'), transcript);

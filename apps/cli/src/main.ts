@@ -34,7 +34,16 @@ program
   .option('--url <url>', 'the gateway (default $LOOM_URL, else http://127.0.0.1:$LOOM_PORT)')
   .option('--token <token>', 'a writer token (default $LOOM_TOKEN, else the local admin token)')
   .option('--json', 'print the outcome as one JSON line')
-  .option('--target <target>', 'transcript (conversation.append, the default) | memory (memory.set_from_messages, deferred, whether or not the namespace records) | brief (session.brief_save from the turns; the server condenses them)', 'transcript')
+  .option(
+    '--target <target>',
+    'transcript (conversation.append, the default) | memory (memory.set_from_messages, deferred, whether or not the namespace records) | brief (session.brief_save from the turns; the server condenses them) | run (the session as a run: begun when new, with the model usage the transcript reports)',
+    'transcript',
+  )
+  .option('--run-id <id>', 'the run: turns are linked to it (transcript), or it is the run reported (run; default <format>-<session id>)')
+  .option('--goal <text>', "run: the goal a new run is begun with (default: a label naming the client, project and branch, never the session's text)")
+  .option('--no-usage', 'run: begin the run but report no model usage')
+  .option('--since-usage-id <id>', 'run: send only the usage reports from this id on; the report of this id is sent again, as its response may have grown since (what a capture hook last sent)')
+  .option('--end', "run: mark the run ended (the session finished with no verdict); a run already completed is left as it is")
   .action(ingestTranscriptCommand);
 
 const briefs = program.command('briefs').description('session briefs');

@@ -8,11 +8,16 @@
 //   not the namespace records transcripts: facts are extracted either way.
 // - SessionStart: names the namespace's saved briefs for the model, and never loads one; the
 //   person asks for a brief by name (the loom-session skill).
+// - Stop, PreCompact and SessionEnd: the session is a run (begun when new, id
+//   <format>-<session id>), and the model usage of each new API response in the transcript is
+//   reported to it (run.report_usage), which gives the run its model cost. SessionEnd marks the
+//   run `ended`. Recorded turns carry the run's id.
 //
 // Environment:
 //   LOOM_CAPTURE_CONVERSATIONS=false   turn transcript capture off (no append calls)
 //   LOOM_CAPTURE_MEMORY=false          turn the session-end hand-off to memory off
 //   LOOM_CAPTURE_BRIEFS=false          turn the brief saves and the session-start primer off
+//   LOOM_CAPTURE_USAGE=false           report no turn usage: the session's run has no model cost
 //   LOOM_NAMESPACE                     namespace to record into (default "default")
 //   LOOM_URL, LOOM_TOKEN               the gateway and a writer token
 //   LOOM_CLI                           how to run the loom command (default "loom")
@@ -45,7 +50,9 @@ async function main() {
   const common = ['--namespace', namespace, '--file', transcript, '--thread-id', sessionId, '--json'];
   const stateDir = env.LOOM_CAPTURE_STATE_DIR ?? join(homedir(), '.loom', 'capture');
   const statePath = join(stateDir, `${sessionId.replace(/[^A-Za-z0-9_.-]/g, '_')}.json`);
-  const state = readState(statePath);
+  let state = readState(statePath);
+  state = await sessionRun(command, prefix, common, state, event === 'SessionEnd');
+  writeState(stateDir, statePath, state);
   if (event === 'PreCompact' || event === 'SessionEnd') {
     if (briefsOn) {
       // Only the turns since the last brief save: the brief is revised, not rebuilt.
@@ -66,6 +73,7 @@ async function main() {
     'ingest-transcript',
     ...common,
     ...(env.LOOM_AGENT ? ['--agent', env.LOOM_AGENT] : []),
+    ...(state.run_id ? ['--run-id', state.run_id] : []),
     ...(state.last_msg_id ? ['--after-msg-id', state.last_msg_id] : []),
   ];
   const stdout = await run(command, args);
@@ -76,6 +84,34 @@ async function main() {
     last_msg_id: report.last_msg_id ?? state.last_msg_id ?? null,
     recording_off_until: report.not_recorded > 0 && report.appended === 0 ? Date.now() + ttl : 0,
   });
+}
+
+/**
+ * The session's run: begun when new, sent the usage reports since the last one sent (unless
+ * LOOM_CAPTURE_USAGE=false), ended at session end. A failure here is reported and the hook goes
+ * on: the transcript capture does not wait on the run.
+ */
+async function sessionRun(command, prefix, common, state, end) {
+  const usage = (env.LOOM_CAPTURE_USAGE ?? '').toLowerCase() !== 'false';
+  if (!usage && state.run_id && !end) return state;
+  const args = [
+    ...prefix,
+    'ingest-transcript',
+    ...common,
+    '--target',
+    'run',
+    ...(env.LOOM_AGENT ? ['--agent', env.LOOM_AGENT] : []),
+    ...(usage ? [] : ['--no-usage']),
+    ...(state.usage_id ? ['--since-usage-id', state.usage_id] : []),
+    ...(end ? ['--end'] : []),
+  ];
+  try {
+    const report = JSON.parse((await run(command, args)).trim().split('\n').pop());
+    return { ...state, run_id: report.run_id, usage_id: report.last_usage_id ?? state.usage_id ?? null };
+  } catch (error) {
+    process.stderr.write(`loom capture: the session's run was not updated: ${error.message}\n`);
+    return state;
+  }
 }
 
 /** Names the saved briefs (their keys and dates), never their content: loading one is the person's choice. */

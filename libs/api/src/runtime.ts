@@ -11,7 +11,7 @@ import { Readiness } from './http/readiness';
 import { briefLlm, configuredLlm, createTitlerWorker } from './titler';
 import { BriefsService } from '@loom/briefs';
 import { applyRetention, ErasureService } from '@loom/erasure';
-import { RunsService } from '@loom/runs';
+import { ModelPrices, RunsService } from '@loom/runs';
 import { McpEndpoint } from './mcp/mcp-endpoint';
 import { InMemoryLeaseManager, NatsKvLeaseManager } from '@loom/leases';
 
@@ -99,7 +99,7 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
     const memory = new MemoryService(storage, new EmbeddingClient(requests, config.embedRequestTimeoutMs, metrics), llm, { metrics, logger });
     const briefs = new BriefsService(storage, leases, briefLlm(config, llm), config.briefs, { metrics, logger });
     const erasure = new ErasureService(storage, plane.fence, logger);
-    const runs = new RunsService(storage);
+    const runs = new RunsService(storage, new ModelPrices(config.modelPrices));
     const dispatcher = new OpDispatcher(createOpHandlers(plane, memory, briefs, erasure, runs, auth), auth, metrics, logger);
     const mcp = new McpEndpoint(auth, dispatcher, runs, config.mcp.sessionRunIdleSeconds, logger);
     // Idle MCP runs are closed on a cadence well inside the idle time.

@@ -5,3 +5,4 @@ export * from './claude-code';
 export * from './codex';
 export * from './parse';
 export * from './ingest';
+export * from './usage';

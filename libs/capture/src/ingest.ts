@@ -1,4 +1,4 @@
-import { Limits } from '@loom/contracts';
+import { Limits, type RunModelCost, type UsageReport } from '@loom/contracts';
 import type { CapturedTurn } from './transcript';
 
 export interface IngestTarget {
@@ -9,6 +9,8 @@ export interface IngestTarget {
   threadId: string;
   agent?: string | undefined;
   userId?: string | undefined;
+  /** The run the turns belong to (conversation.append's run_id). */
+  runId?: string | undefined;
 }
 
 export interface IngestReport {
@@ -25,7 +27,11 @@ export interface IngestReport {
 }
 
 export class IngestError extends Error {
-  constructor(message: string) {
+  /** The HTTP status Loom answered, when it answered. */
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
     super(message);
     this.name = 'IngestError';
   }
@@ -67,8 +73,62 @@ function append(target: IngestTarget, turn: CapturedTurn): Promise<{ stored: boo
     ...(turn.msg_id ? { msg_id: turn.msg_id } : {}),
     ...(turn.reasoning ? { reasoning: turn.reasoning } : {}),
     ...(target.agent ? { agent: target.agent } : {}),
+    ...(target.runId ? { run_id: target.runId } : {}),
     ...(target.userId && turn.role === 'user' ? { user_id: target.userId } : {}),
   });
+}
+
+/** Reports per run.report_usage call: well under the op's 2,000. */
+const USAGE_CHUNK = 500;
+
+export interface UsageHandOff {
+  run_id: string;
+  reports: number;
+  began: boolean;
+  model_cost: RunModelCost | null;
+}
+
+/**
+ * Reports a session's model usage to its run through `run.report_usage`, beginning the run with
+ * `goal` if it does not exist. Every report carries the client's call id, so sending a session's
+ * whole usage again on each hook adds nothing and a lost call is made good by the next one.
+ */
+export async function reportUsage(reports: readonly UsageReport[], target: Omit<IngestTarget, 'threadId'> & { runId: string; goal: string }): Promise<UsageHandOff> {
+  const outcome: UsageHandOff = { run_id: target.runId, reports: reports.length, began: false, model_cost: null };
+  for (let i = 0; i < reports.length; i += USAGE_CHUNK) {
+    const answer = await callOp<{ began: boolean; model_cost: RunModelCost }>(target, 'run.report_usage', {
+      namespace: target.namespace,
+      run_id: target.runId,
+      goal: target.goal,
+      reports: reports.slice(i, i + USAGE_CHUNK),
+      ...(target.agent ? { agent: target.agent } : {}),
+    });
+    outcome.began ||= answer.began;
+    outcome.model_cost = answer.model_cost;
+  }
+  return outcome;
+}
+
+/** Begins a capture run unless it exists; answers whether this call began it. */
+export async function beginRun(target: { url: string; token: string; namespace: string; runId: string; goal: string; agent?: string | undefined }): Promise<boolean> {
+  try {
+    await callOp(target, 'run.begin', { namespace: target.namespace, run_id: target.runId, goal: target.goal, ...(target.agent ? { agent: target.agent } : {}) });
+    return true;
+  } catch (error) {
+    if (error instanceof IngestError && error.status === 409) return false;
+    throw error;
+  }
+}
+
+/** Ends a capture run with status `ended` (the session finished; no verdict). A run already completed is left as it is. */
+export async function endRun(target: { url: string; token: string; namespace: string; runId: string; agent?: string | undefined }): Promise<{ ended: boolean }> {
+  try {
+    await callOp(target, 'run.complete', { namespace: target.namespace, run_id: target.runId, status: 'ended', ...(target.agent ? { agent: target.agent } : {}) });
+    return { ended: true };
+  } catch (error) {
+    if (error instanceof IngestError && (error.status === 404 || error.status === 409)) return { ended: false };
+    throw error;
+  }
 }
 
 export interface MemoryHandOff {
@@ -138,9 +198,9 @@ async function callOp<T>(target: { url: string; token: string }, op: string, bod
       await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
       continue;
     }
-    if (response.status === 401) throw new IngestError('Loom refused the token (401); pass a writer token with --token or LOOM_TOKEN');
-    if (response.status === 403) throw new IngestError(`Loom refused (403): ${answer.error?.message ?? 'the token cannot act on this namespace'}`);
-    if (!response.ok) throw new IngestError(`${op} answered ${response.status}: ${answer.error?.message ?? 'no message'}`);
+    if (response.status === 401) throw new IngestError('Loom refused the token (401); pass a writer token with --token or LOOM_TOKEN', 401);
+    if (response.status === 403) throw new IngestError(`Loom refused (403): ${answer.error?.message ?? 'the token cannot act on this namespace'}`, 403);
+    if (!response.ok) throw new IngestError(`${op} answered ${response.status}: ${answer.error?.message ?? 'no message'}`, response.status);
     return answer;
   }
 }

@@ -17,6 +17,7 @@ export interface Tables {
   sessionBriefs: string;
   sessionBriefRevisions: string;
   runs: string;
+  runUsage: string;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -37,5 +38,6 @@ export function tablesFor(database: string): Tables {
     sessionBriefs: `${database}.session_briefs`,
     sessionBriefRevisions: `${database}.session_brief_revisions`,
     runs: `${database}.runs`,
+    runUsage: `${database}.run_usage`,
   };
 }

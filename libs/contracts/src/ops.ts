@@ -15,7 +15,7 @@ import {
 import { CreateTokenRequest, RevokeTokenRequest } from './auth/token.dto';
 import { BriefDeleteRequest, BriefGetRequest, BriefListRequest, BriefSaveRequest } from './briefs/brief.dto';
 import { ErasureExportRequest, ErasureRequest } from './erasure/erasure.dto';
-import { RunBeginRequest, RunCompleteRequest, RunGetRequest } from './runs/run.dto';
+import { RunBeginRequest, RunCompleteRequest, RunGetRequest, RunListRequest, RunReportUsageRequest } from './runs/run.dto';
 import { RecallRequest, SearchMemoryRequest, SetFromMessagesRequest, SetMemoryRequest } from './memory/memory.dto';
 import { ListSavedMessagesRequest, SavedStatusRequest, SaveMessageRequest, SearchSavedMessagesRequest, UnsaveMessageRequest } from './conversations/saved.dto';
 import { GetSettingsRequest, SetSettingRequest } from './settings/settings.dto';
@@ -56,6 +56,8 @@ export const Ops = {
   'run.begin': { role: 'writer', request: RunBeginRequest },
   'run.complete': { role: 'writer', request: RunCompleteRequest },
   'run.get': { role: 'viewer', request: RunGetRequest },
+  'run.list': { role: 'viewer', request: RunListRequest },
+  'run.report_usage': { role: 'writer', request: RunReportUsageRequest },
   'token.create': { role: 'admin', request: CreateTokenRequest },
   'token.revoke': { role: 'admin', request: RevokeTokenRequest },
   'settings.get': { role: 'viewer', request: GetSettingsRequest },

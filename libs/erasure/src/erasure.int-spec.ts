@@ -25,7 +25,7 @@ describe('Erasure (erasure.request, erasure.export)', () => {
   const storage = () => loom.gateway.runtime.storage;
   const ok = (op: string, body: Record<string, unknown>) => loom.admin.ok(op, { namespace: ns, ...body });
   const append = (thread: string, msg: string, user: string, content: string) => ok('conversation.append', { thread_id: thread, msg_id: msg, role: 'user', content, user_id: user });
-  const rawCount = async (table: 'conversations' | 'conversationEmbeddings' | 'memories' | 'sessionBriefs', where = '1') => {
+  const rawCount = async (table: 'conversations' | 'conversationEmbeddings' | 'memories' | 'sessionBriefs' | 'runs' | 'runUsage', where = '1') => {
     const [row] = await storage().query<{ n: string }>(`SELECT count() AS n FROM ${storage().tables[table]} WHERE namespace = {ns:String} AND ${where}`, { ns });
     return Number(row!.n);
   };
@@ -80,6 +80,15 @@ describe('Erasure (erasure.request, erasure.export)', () => {
     expect(purge).toMatchObject({ subject: 'namespace_list', purged: true });
     expect(await rawCount('conversationEmbeddings')).toBe(0);
     expect(await rawCount('conversations')).toBe(0);
+  });
+
+  it('a namespace_list purge also removes the namespace\'s runs and their reported model usage', async () => {
+    await ok('run.report_usage', { run_id: 'r1', goal: 'g', reports: [{ usage_id: 'u1', model: 'claude-sonnet-4-5', input_tokens: 1, output_tokens: 2 }] });
+    const purge = await ok('erasure.request', { namespace_list: [ns], purge: true });
+    expect(purge.erased.runs).toBe(2);
+    expect(await rawCount('runs')).toBe(0);
+    expect(await rawCount('runUsage')).toBe(0);
+    expect((await loom.admin.call('run.get', { namespace: ns, run_id: 'r1' })).status).toBe(404);
   });
 
   it('a namespace_list erasure without purge tombstones everything in those namespaces', async () => {

@@ -35,12 +35,12 @@ export class ErasureService {
     const where = byUser ? 'user_id = {user:String}' : '1';
     const params = { user: input.user_id ?? '', namespaces: namespaces.all ? [] : namespaces.namespaces };
     const inScope = namespaces.all ? '1' : 'namespace IN {namespaces:Array(String)}';
-    const erased = { turns: 0, embeddings: 0, threads: 0, memories: 0, evidence: 0, briefs: 0 };
+    const erased = { turns: 0, embeddings: 0, threads: 0, memories: 0, evidence: 0, briefs: 0, runs: 0 };
     const { tables } = this.storage;
 
     if (input.purge) {
       // Gone from disk: mutations that rewrite the parts, waited for.
-      const purged = [tables.conversations, tables.conversationEmbeddings, tables.conversationThreads, tables.memories, tables.memoryEvidence, tables.sessionBriefs, tables.sessionBriefRevisions];
+      const purged = [tables.conversations, tables.conversationEmbeddings, tables.conversationThreads, tables.memories, tables.memoryEvidence, tables.sessionBriefs, tables.sessionBriefRevisions, tables.runs, tables.runUsage];
       const counts = await Promise.all(
         purged.map(async (t) => {
           const [row] = await this.storage.query<{ n: string }>(`SELECT count() AS n FROM ${t} WHERE ${inScope}`, params);
@@ -51,6 +51,7 @@ export class ErasureService {
         await this.storage.command(`ALTER TABLE ${t} ${this.onCluster()} DELETE WHERE ${inScope} SETTINGS mutations_sync = 2`, params);
       }
       [erased.turns, erased.embeddings, erased.threads, erased.memories, erased.evidence, erased.briefs] = [counts[0]!, counts[1]!, counts[2]!, counts[3]!, counts[4]!, counts[5]!];
+      erased.runs = counts[7]! + counts[8]!;
       this.logger?.warn({ erasure_id: erasureId, namespaces: namespaces.all ? '*' : namespaces.namespaces, ...erased }, 'namespaces purged');
       return { erasure_id: erasureId, subject: 'namespace_list', namespaces: namespaces.all ? '*' : namespaces.namespaces, erased, purged: true };
     }

@@ -1,1 +1,2 @@
 export * from './runs.service';
+export * from './model-prices';

@@ -1,6 +1,22 @@
 import { formatMillis, toIso, type Storage } from '@loom/clickhouse';
-import { LoomError, type RunBeginRequest, type RunCompleteRequest, type RunResponse, type RunStatus, type RunView } from '@loom/contracts';
+import {
+  ALL_AGENTS,
+  LoomError,
+  type RunBeginRequest,
+  type RunCompleteRequest,
+  type RunListRequest,
+  type RunListResponse,
+  type RunModelCost,
+  type RunReportUsageRequest,
+  type RunReportUsageResponse,
+  type RunResponse,
+  type RunSource,
+  type RunStatus,
+  type RunView,
+} from '@loom/contracts';
 import { newId, nextVersion } from '@loom/platform';
+import { ModelPrices } from './model-prices';
+import { costsOf, sumCosts, type UsageSumRow } from './run-cost';
 
 interface RunRow {
   namespace: string;
@@ -11,7 +27,7 @@ interface RunRow {
   outcome: string;
   memories_used: string[];
   wrote: string[];
-  source: 'api' | 'mcp';
+  source: RunSource;
   started_at: string;
   last_activity_at: string;
   ended_at: string | null;
@@ -19,17 +35,86 @@ interface RunRow {
 
 const COLUMNS = 'namespace, run_id, agent, goal, status, outcome, memories_used, wrote, source, started_at, last_activity_at, ended_at';
 
-/** The run ledger: run.begin, run.complete, run.get, and the implicit runs of MCP sessions. */
+/**
+ * The run ledger: run.begin, run.complete, run.get, run.list, the implicit runs of MCP sessions,
+ * and the model usage clients report (run.report_usage), priced on arrival.
+ */
 export class RunsService {
-  constructor(private readonly storage: Storage) {}
+  constructor(
+    private readonly storage: Storage,
+    private readonly prices: ModelPrices = new ModelPrices(),
+  ) {}
 
-  async begin(namespace: string, agent: string, input: Pick<RunBeginRequest, 'goal' | 'run_id'>, source: 'api' | 'mcp' = 'api'): Promise<RunResponse> {
+  async begin(namespace: string, agent: string, input: Pick<RunBeginRequest, 'goal' | 'run_id'>, source: RunSource = 'api'): Promise<RunResponse> {
     const runId = input.run_id ?? newId('run_');
     if (input.run_id && (await this.read(namespace, runId))) throw new LoomError('conflict', `run "${runId}" already exists; complete it or begin another`);
-    const now = formatMillis();
-    const row: RunRow = { namespace, run_id: runId, agent, goal: input.goal, status: 'running', outcome: '', memories_used: [], wrote: [], source, started_at: now, last_activity_at: now, ended_at: null };
+    const row = newRun(namespace, runId, agent, input.goal, source);
     await this.write(row);
-    return { run: view(row) };
+    return { run: view(row, null) };
+  }
+
+  /**
+   * Records model calls against a run, priced at today's prices. A report whose usage_id the
+   * run already has replaces it (a client that sends a session's usage again adds nothing).
+   * Reports are taken whatever the run's status: a call made before the run ended may be
+   * reported after. An unknown run is begun (source `capture`) when the caller gives a goal.
+   */
+  async reportUsage(namespace: string, agent: string, input: RunReportUsageRequest): Promise<RunReportUsageResponse> {
+    let began = false;
+    if (!(await this.read(namespace, input.run_id))) {
+      if (input.goal === undefined) throw new LoomError('not_found', `no run "${input.run_id}" in namespace "${namespace}"; begin it with run.begin, or pass goal to begin it with this report`);
+      // Two first reports at once both write the run: the same row twice, which the table folds.
+      await this.write(newRun(namespace, input.run_id, agent, input.goal, 'capture'));
+      began = true;
+    }
+    const now = formatMillis();
+    // One row per call id within the request too: the last report of an id wins.
+    const byId = new Map(input.reports.map((r) => [r.usage_id, r]));
+    const rows = [...byId.values()].map((r) => ({
+      namespace,
+      run_id: input.run_id,
+      usage_id: r.usage_id,
+      model: r.model,
+      ts: r.ts ? formatMillis(new Date(r.ts)) : now,
+      input_tokens: r.input_tokens,
+      output_tokens: r.output_tokens,
+      cache_write_tokens: r.cache_write_tokens ?? 0,
+      cache_write_1h_tokens: r.cache_write_1h_tokens ?? 0,
+      cache_read_tokens: r.cache_read_tokens ?? 0,
+      cost_usd: this.prices.costOf(r) ?? null,
+      version: nextVersion(),
+    }));
+    await this.storage.insert(this.storage.tables.runUsage, rows);
+    const cost = (await this.costs(namespace, [input.run_id])).get(input.run_id)!;
+    return { run_id: input.run_id, accepted: input.reports.length, began, model_cost: cost };
+  }
+
+  /** Runs newest first, with their model cost and the cost of the page. */
+  async list(namespace: string, agent: string, input: RunListRequest): Promise<RunListResponse> {
+    const conditions = ['namespace = {ns:String}'];
+    const params: Record<string, unknown> = { ns: namespace, limit: input.limit ?? 20, offset: input.offset ?? 0 };
+    if (agent !== ALL_AGENTS) {
+      conditions.push('agent = {agent:String}');
+      params['agent'] = agent;
+    }
+    if (input.status !== undefined) {
+      conditions.push('status = {status:String}');
+      params['status'] = input.status;
+    }
+    if (input.since !== undefined) {
+      conditions.push("started_at >= {since:DateTime64(3, 'UTC')}");
+      params['since'] = formatMillis(new Date(input.since));
+    }
+    const rows = await this.storage.query<RunRow>(
+      `SELECT ${COLUMNS} FROM ${this.storage.tables.runs} FINAL
+       WHERE ${conditions.join(' AND ')}
+       ORDER BY started_at DESC, run_id
+       LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+      params,
+    );
+    const costs = await this.costs(namespace, rows.map((r) => r.run_id));
+    const priced = [...costs.values()];
+    return { runs: rows.map((r) => view(r, costs.get(r.run_id) ?? null)), model_cost: priced.length > 0 ? sumCosts(priced) : null };
   }
 
   async complete(namespace: string, input: RunCompleteRequest): Promise<RunResponse> {
@@ -46,11 +131,12 @@ export class RunsService {
       ended_at: now,
     };
     await this.write(done);
-    return { run: view(done) };
+    return { run: view(done, (await this.costs(namespace, [input.run_id])).get(input.run_id) ?? null) };
   }
 
   async get(namespace: string, runId: string): Promise<RunResponse> {
-    return { run: view(await this.require(namespace, runId)) };
+    const row = await this.require(namespace, runId);
+    return { run: view(row, (await this.costs(namespace, [runId])).get(runId) ?? null) };
   }
 
   /** A call in an MCP session: its implicit run stays open. */
@@ -86,12 +172,33 @@ export class RunsService {
     return rows[0];
   }
 
+  /** The model cost of each run that has usage reports; runs with none are absent. */
+  private async costs(namespace: string, runIds: readonly string[]): Promise<Map<string, RunModelCost>> {
+    if (runIds.length === 0) return new Map();
+    const rows = await this.storage.query<UsageSumRow & { run_id: string }>(
+      `SELECT run_id, model, count() AS reports, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
+              sum(cache_write_tokens) AS cache_write_tokens, sum(cache_write_1h_tokens) AS cache_write_1h_tokens,
+              sum(cache_read_tokens) AS cache_read_tokens, countIf(cost_usd IS NOT NULL) AS priced, sum(ifNull(cost_usd, 0)) AS cost_sum
+       FROM ${this.storage.tables.runUsage} FINAL
+       WHERE namespace = {ns:String} AND run_id IN {runs:Array(String)}
+       GROUP BY run_id, model
+       ORDER BY run_id, model`,
+      { ns: namespace, runs: runIds },
+    );
+    return costsOf(rows);
+  }
+
   private async write(row: RunRow): Promise<void> {
     await this.storage.insert(this.storage.tables.runs, [{ ...row, version: nextVersion() }]);
   }
 }
 
-function view(row: RunRow): RunView {
+function newRun(namespace: string, runId: string, agent: string, goal: string, source: RunSource): RunRow {
+  const now = formatMillis();
+  return { namespace, run_id: runId, agent, goal, status: 'running', outcome: '', memories_used: [], wrote: [], source, started_at: now, last_activity_at: now, ended_at: null };
+}
+
+function view(row: RunRow, modelCost: RunModelCost | null): RunView {
   return {
     run_id: row.run_id,
     agent: row.agent,
@@ -104,5 +211,6 @@ function view(row: RunRow): RunView {
     started_at: toIso(row.started_at)!,
     last_activity_at: toIso(row.last_activity_at)!,
     ended_at: toIso(row.ended_at),
+    model_cost: modelCost,
   };
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { handTurnsToMemory, ingestTurns, parseTranscript, saveSessionBrief, TranscriptFormats, type TranscriptFormat } from '@loom/capture';
+import { beginRun, endRun, handTurnsToMemory, ingestTurns, parseTranscript, parseUsage, reportUsage, saveSessionBrief, TranscriptFormats, type TranscriptFormat } from '@loom/capture';
 import { loadConfig, newId } from '@loom/platform';
 import { readAdminToken } from '../admin-token';
 
@@ -17,7 +17,14 @@ export interface IngestTranscriptOptions {
   token?: string;
   json?: boolean;
   target?: string;
+  runId?: string;
+  goal?: string;
+  usage?: boolean;
+  sinceUsageId?: string;
+  end?: boolean;
 }
+
+const TARGETS = ['transcript', 'memory', 'brief', 'run'] as const;
 
 /**
  * `loom ingest-transcript`: a transcript file (Markdown `# user`/`# assistant` sections, a JSON
@@ -26,7 +33,7 @@ export interface IngestTranscriptOptions {
  */
 export async function ingestTranscriptCommand(options: IngestTranscriptOptions): Promise<void> {
   const target = options.target ?? 'transcript';
-  if (target !== 'transcript' && target !== 'memory' && target !== 'brief') throw new Error('--target must be transcript, memory or brief');
+  if (!(TARGETS as readonly string[]).includes(target)) throw new Error(`--target must be one of ${TARGETS.join(', ')}`);
   if (options.format !== 'auto' && !(TranscriptFormats as readonly string[]).includes(options.format)) {
     throw new Error(`--format must be auto or one of ${TranscriptFormats.join(', ')}`);
   }
@@ -75,6 +82,10 @@ export async function ingestTranscriptCommand(options: IngestTranscriptOptions):
     );
     return;
   }
+  if (target === 'run') {
+    await sessionRun(options, parsed, text, { url, token });
+    return;
+  }
   if (target === 'memory') {
     // The whole session, whatever the recording switch says: memory is a separate plane.
     const handed = await handTurnsToMemory(parsed.turns, { url, token, namespace: options.namespace, userId: options.userId, sessionId: options.threadId ?? parsed.sessionId });
@@ -87,7 +98,7 @@ export async function ingestTranscriptCommand(options: IngestTranscriptOptions):
   }
   const report = await ingestTurns(
     turns,
-    { url, token, namespace: options.namespace, threadId, agent: options.agent, userId: options.userId },
+    { url, token, namespace: options.namespace, threadId, agent: options.agent, userId: options.userId, runId: options.runId },
     options.json ? undefined : (done, total) => process.stderr.write(`  ${done}/${total} turns\n`),
   );
   if (options.json) {
@@ -100,4 +111,43 @@ export async function ingestTranscriptCommand(options: IngestTranscriptOptions):
     ...(report.too_large ? [`${report.too_large} over 1 MiB, not sent`] : []),
   ];
   process.stdout.write(`appended ${report.appended} of ${report.turns} turn(s) (${parsed.format}) to thread ${threadId} in namespace "${options.namespace}"; ${notes.join('; ')}\n`);
+}
+
+/**
+ * `--target run`: the session as a run. Begins it when new (its id from the session, its goal a
+ * label: never the session's text, which the namespace may not record), reports the model usage
+ * the transcript carries unless `--no-usage`, and with `--end` marks it `ended`.
+ */
+async function sessionRun(options: IngestTranscriptOptions, parsed: ReturnType<typeof parseTranscript>, text: string, auth: { url: string; token: string }): Promise<void> {
+  const sessionId = options.threadId ?? parsed.sessionId;
+  const runId = options.runId ?? (sessionId ? `${parsed.format}-${sessionId}` : undefined);
+  if (!runId) throw new Error('this transcript names no session: pass --run-id');
+  const place = parsed.cwd ? ` in ${basename(parsed.cwd)}${parsed.branch ? ` (${parsed.branch})` : ''}` : '';
+  const goal = options.goal ?? `${parsed.format === 'codex' ? 'Codex' : parsed.format === 'claude-code' ? 'Claude Code' : 'Agent'} session${place}`;
+  const target = { ...auth, namespace: options.namespace, agent: options.agent, runId, goal };
+  let reports = options.usage === false ? [] : parseUsage(parsed.format, text);
+  if (options.sinceUsageId) {
+    const at = reports.findIndex((r) => r.usage_id === options.sinceUsageId);
+    // From it, not after it: a report sent again replaces itself, and a response cut off by
+    // the last read is then counted whole.
+    if (at >= 0) reports = reports.slice(at);
+  }
+  const outcome = reports.length > 0 ? await reportUsage(reports, target) : await beginQuietly(target);
+  const ended = options.end ? (await endRun(target)).ended : false;
+  const lastUsageId = reports.length > 0 ? reports[reports.length - 1]!.usage_id : (options.sinceUsageId ?? null);
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ format: parsed.format, target: 'run', ...outcome, ended, last_usage_id: lastUsageId })}\n`);
+    return;
+  }
+  const cost = outcome.model_cost?.cost_usd;
+  process.stdout.write(
+    `run ${runId}${outcome.began ? ' (begun)' : ''}: ${outcome.reports} usage report(s) sent` +
+      `${cost !== undefined && cost !== null ? `; model cost so far $${cost.toFixed(4)}` : ''}${ended ? '; marked ended' : ''}\n`,
+  );
+}
+
+/** The run without usage: begun if new, left alone if it exists. */
+async function beginQuietly(target: { url: string; token: string; namespace: string; agent?: string | undefined; runId: string; goal: string }) {
+  const began = await beginRun(target);
+  return { run_id: target.runId, reports: 0, began, model_cost: null };
 }

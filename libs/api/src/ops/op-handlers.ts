@@ -41,6 +41,8 @@ interface OpInputs {
   'run.begin': C.RunBeginRequest;
   'run.complete': C.RunCompleteRequest;
   'run.get': C.RunGetRequest;
+  'run.list': C.RunListRequest;
+  'run.report_usage': C.RunReportUsageRequest;
   'token.create': C.CreateTokenRequest;
   'token.revoke': C.RevokeTokenRequest;
   'settings.get': C.GetSettingsRequest;
@@ -108,6 +110,8 @@ export function createOpHandlers(plane: ConversationPlane, memory: MemoryService
     'run.begin': (ctx, input) => runs.begin(ctx.namespace, writingAgent(ctx, 'run.begin'), input),
     'run.complete': (ctx, input) => runs.complete(ctx.namespace, input),
     'run.get': (ctx, input) => runs.get(ctx.namespace, input.run_id),
+    'run.list': (ctx, input) => runs.list(ctx.namespace, ctx.agent, input),
+    'run.report_usage': (ctx, input) => runs.reportUsage(ctx.namespace, writingAgent(ctx, 'run.report_usage'), input),
     'token.create': async (ctx, input) => {
       const issued = await auth.createToken(ctx.principal, {
         namespace: ctx.namespace,

@@ -18,7 +18,8 @@ export interface ErasureResponse {
   subject: 'user' | 'namespace_list';
   namespaces: string[] | '*';
   /** Rows tombstoned (or removed, with purge) per kind. */
-  erased: { turns: number; embeddings: number; threads: number; memories: number; evidence: number; briefs: number };
+  /** `runs` counts run rows and their usage reports; only a purge removes them (runs carry no person's text). */
+  erased: { turns: number; embeddings: number; threads: number; memories: number; evidence: number; briefs: number; runs: number };
   purged: boolean;
 }
 

@@ -1,10 +1,17 @@
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsISO8601, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { AgentScopedRequest, IdField } from '../common.dto';
 
-export const RunStatuses = ['running', 'succeeded', 'failed', 'abandoned', 'idle_closed'] as const;
+export const RunStatuses = ['running', 'succeeded', 'failed', 'abandoned', 'ended', 'idle_closed'] as const;
 export type RunStatus = (typeof RunStatuses)[number];
-/** What run.complete may set: every status but the two Loom sets itself. */
-export const CompletedRunStatuses = ['succeeded', 'failed', 'abandoned'] as const;
+/**
+ * What run.complete may set: every status but the two Loom sets itself. `ended` is a session that
+ * finished with no verdict (what a capture hook knows when the client's session ends).
+ */
+export const CompletedRunStatuses = ['succeeded', 'failed', 'abandoned', 'ended'] as const;
+/** Where a run began: run.begin, an MCP session, or a capture hook's usage report. */
+export const RunSources = ['api', 'mcp', 'capture'] as const;
+export type RunSource = (typeof RunSources)[number];
 
 export class RunBeginRequest extends AgentScopedRequest {
   @IsString() @MinLength(1) @MaxLength(4_000) goal!: string;
@@ -40,13 +47,98 @@ export interface RunView {
   outcome: string | null;
   memories_used: string[];
   wrote: string[];
-  /** `api` (run.begin) or `mcp` (an MCP session's implicit run). */
-  source: 'api' | 'mcp';
+  /** `api` (run.begin), `mcp` (an MCP session's implicit run) or `capture` (a capture hook's usage report). */
+  source: RunSource;
   started_at: string;
   last_activity_at: string;
   ended_at: string | null;
+  /** The model usage the client reported, priced; null when none was reported (reporting off). */
+  model_cost: RunModelCost | null;
 }
 
 export interface RunResponse {
   run: RunView;
+}
+
+/** The largest token count one report may carry: far above any single model call. */
+const MAX_TOKENS = 1_000_000_000;
+
+/**
+ * One model call's token usage, as a client reports it (the Claude Code plugin, from the
+ * session transcript). `usage_id` is the client's id for the call: a report sent again replaces
+ * the earlier one and is never counted twice.
+ */
+export class UsageReport {
+  @IdField() usage_id!: string;
+  @IsString() @MinLength(1) @MaxLength(200) model!: string;
+  /** When the call was made (ISO 8601); the report's arrival when absent. */
+  @IsOptional() @IsISO8601() ts?: string;
+  /** Input tokens read from neither cache. */
+  @IsInt() @Min(0) @Max(MAX_TOKENS) input_tokens!: number;
+  @IsInt() @Min(0) @Max(MAX_TOKENS) output_tokens!: number;
+  /** Input tokens written to the 5-minute prompt cache. */
+  @IsOptional() @IsInt() @Min(0) @Max(MAX_TOKENS) cache_write_tokens?: number;
+  /** Input tokens written to the 1-hour prompt cache (priced higher). */
+  @IsOptional() @IsInt() @Min(0) @Max(MAX_TOKENS) cache_write_1h_tokens?: number;
+  @IsOptional() @IsInt() @Min(0) @Max(MAX_TOKENS) cache_read_tokens?: number;
+}
+
+export class RunReportUsageRequest extends AgentScopedRequest {
+  @IdField() run_id!: string;
+  @IsArray()
+  @ArrayMinSize(1, { message: 'reports must hold at least one usage report' })
+  @ArrayMaxSize(2_000, { message: 'reports holds at most 2,000 reports per call' })
+  @ValidateNested({ each: true })
+  @Type(() => UsageReport)
+  reports!: UsageReport[];
+  /** Begins the run (source `capture`) with this goal when it does not exist yet; without it an unknown run is a 404. */
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(4_000) goal?: string;
+
+  static readonly example: RunReportUsageRequest = Object.assign(new RunReportUsageRequest(), {
+    run_id: 'run_1',
+    reports: [{ usage_id: 'msg_01', model: 'claude-sonnet-4-5', input_tokens: 12, output_tokens: 340, cache_write_tokens: 8_000, cache_read_tokens: 20_000 }],
+  });
+}
+
+export interface RunReportUsageResponse {
+  run_id: string;
+  /** Reports taken in this call (a report sent again counts here, and once in the totals). */
+  accepted: number;
+  /** Whether this call began the run. */
+  began: boolean;
+  model_cost: RunModelCost;
+}
+
+export class RunListRequest extends AgentScopedRequest {
+  @IsOptional() @IsIn(RunStatuses, { message: `status must be one of ${RunStatuses.join(', ')}` }) status?: RunStatus;
+  /** Only runs begun at or after this instant (ISO 8601). */
+  @IsOptional() @IsISO8601() since?: string;
+  @IsOptional() @IsInt() @Min(1) @Max(200) limit?: number;
+  @IsOptional() @IsInt() @Min(0) @Max(100_000) offset?: number;
+
+  static readonly example: RunListRequest = Object.assign(new RunListRequest(), { agent: '*', limit: 20 });
+}
+
+export interface RunListResponse {
+  runs: RunView[];
+  /** Summed over the listed runs. */
+  model_cost: RunModelCost | null;
+}
+
+/** Token counts of one or more reports. */
+export interface UsageTotals {
+  reports: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_write_tokens: number;
+  cache_write_1h_tokens: number;
+  cache_read_tokens: number;
+  /** In US dollars at the prices Loom had when each report arrived; null when no report could be priced. */
+  cost_usd: number | null;
+}
+
+export interface RunModelCost extends UsageTotals {
+  /** Models with no price: their tokens are counted and their cost is left out of cost_usd. */
+  unpriced_models: string[];
+  by_model: Array<UsageTotals & { model: string }>;
 }

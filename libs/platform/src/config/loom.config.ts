@@ -3,6 +3,15 @@ import { resolve } from 'node:path';
 export type EmbeddingProviderName = 'hashed' | 'openai' | 'use';
 export type LlmProviderName = 'fake' | 'openai';
 
+/** A model's price in US dollars per million tokens; absent cache prices fall back to the input price. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cache_write?: number;
+  cache_write_1h?: number;
+  cache_read?: number;
+}
+
 /** Every LOOM_* variable, parsed once at boot. `process.env` is read nowhere else. */
 export interface LoomConfig {
   host: string;
@@ -40,6 +49,8 @@ export interface LoomConfig {
   };
   retention: { days: number; warmDays: number };
   mcp: { sessionRunIdleSeconds: number };
+  /** Prices added to (or replacing) Loom's list, by model name or name prefix. */
+  modelPrices: Record<string, ModelPrice>;
   briefs: { llm: boolean; model: string | undefined; baseUrl: string | undefined; apiKey: string | undefined; windowChars: number; maxWindows: number };
   titler: { enabled: boolean; windowHours: number; minTurns: number; maxThreadsPerPass: number; intervalSeconds: number; metricsPort: number };
   bootstrapAdminToken: string | undefined;
@@ -92,6 +103,11 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   { name: 'LOOM_RETENTION_CONVERSATIONS_DAYS', default: '0', meaning: 'opt-in TTL: transcript rows older than this many days (message time) leave the disk; 0 keeps them forever. Embedding rows have no TTL' },
   { name: 'LOOM_TIERING_CONVERSATIONS_WARM_DAYS', default: '0', meaning: "opt-in: transcript rows older than this many days move to the storage policy's volume named 'warm' (a ClickHouse server set up for it); 0 never" },
   { name: 'LOOM_MCP_SESSION_RUN_IDLE_SECONDS', default: '1800', meaning: "an MCP session's implicit run is closed after this long without a call" },
+  {
+    name: 'LOOM_MODEL_PRICES',
+    default: '(built-in list)',
+    meaning: 'JSON of model prices in USD per million tokens, by model name or prefix, e.g. {"my-model":{"input":1,"output":4,"cache_read":0.1}}; adds to and overrides the built-in list used to price reported run usage and Loom\'s own model calls',
+  },
   { name: 'LOOM_BOOTSTRAP_ADMIN_TOKEN', default: '(unset)', meaning: 'this value becomes an admin token for every namespace at start (automation)' },
   { name: 'LOOM_APPEND_BATCH_LINGER_MS', default: '0', meaning: 'extra wait for company before a transcript insert; 0 is pure group commit (idle: at once; busy: the next batch forms while one is written)' },
   { name: 'LOOM_APPEND_BATCH_MAX_ROWS', default: '500', meaning: 'most turns in one insert' },
@@ -227,6 +243,7 @@ export function loadConfig(env: Env = process.env): LoomConfig {
       timeoutMs: int('LOOM_LLM_TIMEOUT_MS', 30_000, 100, 600_000),
     },
     mcp: { sessionRunIdleSeconds: int('LOOM_MCP_SESSION_RUN_IDLE_SECONDS', 1_800, 1, 604_800) },
+    modelPrices: modelPrices(str('LOOM_MODEL_PRICES'), problems),
     retention: {
       days: int('LOOM_RETENTION_CONVERSATIONS_DAYS', 0, 0, 36_500),
       warmDays: int('LOOM_TIERING_CONVERSATIONS_WARM_DAYS', 0, 0, 36_500),
@@ -257,4 +274,38 @@ export function loadConfig(env: Env = process.env): LoomConfig {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+const PRICE_FIELDS = ['input', 'output', 'cache_write', 'cache_write_1h', 'cache_read'] as const;
+
+/** LOOM_MODEL_PRICES: a JSON object of model (or prefix) to prices; every bad entry is named. */
+function modelPrices(raw: string | undefined, problems: string[]): Record<string, ModelPrice> {
+  if (raw === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    problems.push('LOOM_MODEL_PRICES must be a JSON object such as {"my-model":{"input":1,"output":4}}');
+    return {};
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    problems.push('LOOM_MODEL_PRICES must be a JSON object of model name to prices');
+    return {};
+  }
+  const prices: Record<string, ModelPrice> = {};
+  for (const [model, value] of Object.entries(parsed as Record<string, unknown>)) {
+    const entry = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+    const bad = PRICE_FIELDS.filter((f) => entry[f] !== undefined && !(typeof entry[f] === 'number' && Number.isFinite(entry[f]) && (entry[f] as number) >= 0));
+    const unknown = Object.keys(entry).filter((k) => !(PRICE_FIELDS as readonly string[]).includes(k));
+    if (typeof entry['input'] !== 'number' || typeof entry['output'] !== 'number') bad.push(...(['input', 'output'] as const).filter((f) => typeof entry[f] !== 'number' && !bad.includes(f)));
+    if (bad.length > 0 || unknown.length > 0 || model.trim() === '') {
+      problems.push(
+        `LOOM_MODEL_PRICES["${model}"] must be {"input": n, "output": n} with optional cache_write, cache_write_1h, cache_read, each a number >= 0 (USD per million tokens)` +
+          `${bad.length ? `; bad: ${bad.join(', ')}` : ''}${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}`,
+      );
+      continue;
+    }
+    prices[model] = entry as unknown as ModelPrice;
+  }
+  return prices;
 }
