@@ -45,6 +45,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ LOOM_LLM_BASE_URL: 'http://127.0.0.1:9/v1', LOOM_LLM_API_KEY: 'sk-secret-value' })).toThrow(/LOOM_LLM_MODEL is required/);
   });
 
+  it('LOOM_MODEL_PRICES: JSON of model prices; every bad entry is named, and a bad value fails the start', () => {
+    expect(loadConfig({}).modelPrices).toEqual({});
+    expect(loadConfig({ LOOM_MODEL_PRICES: '{"acme-*":{"input":1,"output":4,"cache_read":0.1}}' }).modelPrices).toEqual({ 'acme-*': { input: 1, output: 4, cache_read: 0.1 } });
+    expect(() => loadConfig({ LOOM_MODEL_PRICES: 'not json' })).toThrow(/LOOM_MODEL_PRICES must be a JSON object/);
+    expect(() => loadConfig({ LOOM_MODEL_PRICES: '[1]' })).toThrow(/LOOM_MODEL_PRICES must be a JSON object of model name to prices/);
+    expect(() => loadConfig({ LOOM_MODEL_PRICES: '{"a":{"input":-1,"output":2},"b":{"input":1},"c":{"input":1,"output":1,"cached":2}}' })).toThrow(
+      /LOOM_MODEL_PRICES\["a"\].*bad: input[\s\S]*LOOM_MODEL_PRICES\["b"\].*bad: output[\s\S]*LOOM_MODEL_PRICES\["c"\].*unknown: cached/,
+    );
+  });
+
   it('SETTINGS-05: retention and warm tiering of transcripts are opt-in: both default to 0 (keep forever, never move)', () => {
     expect(loadConfig({}).retention).toEqual({ days: 0, warmDays: 0 });
     expect(loadConfig({ LOOM_RETENTION_CONVERSATIONS_DAYS: '90', LOOM_TIERING_CONVERSATIONS_WARM_DAYS: '30' }).retention).toEqual({ days: 90, warmDays: 30 });
