@@ -3,7 +3,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { INestMicroservice } from '@nestjs/common';
 import { EmbedderModule } from '@loom/embedding';
 import { createEmbeddingProvider, type EmbeddingProvider, type LlmProvider } from '@loom/providers';
-import { createLogger, installTracing, LoomMetrics, PinoNestLogger, type LoomConfig, type Logger } from '@loom/platform';
+import { createLogger, flushTracing, installTracing, LoomMetrics, PinoNestLogger, type LoomConfig, type Logger } from '@loom/platform';
 import { serveMetrics } from './http/metrics-server';
 import { InProcessServer, natsMicroserviceOptions } from '@loom/transport';
 import { QueueGroups } from '@loom/contracts';
@@ -45,6 +45,7 @@ export async function startGateway(config: LoomConfig, options: { logger?: Logge
     close: async () => {
       await app.close();
       await runtime.close();
+      await flushTracing();
     },
   };
 }
@@ -60,7 +61,7 @@ export async function startEmbedder(
   config: LoomConfig,
   options: { provider?: EmbeddingProvider; logger?: Logger; metrics?: LoomMetrics; serveMetricsOnPort?: number } = {},
 ): Promise<RunningEmbedder> {
-  installTracing(config.traces);
+  installTracing(config.traces, config.natsUrl ? 'loom-embedder' : 'loom');
   const logger = options.logger ?? createLogger('embedder', config.logLevel);
   const metrics = options.metrics ?? new LoomMetrics('embedder');
   const provider =
@@ -99,6 +100,7 @@ export async function startEmbedder(
     close: async () => {
       await app.close();
       await metricsServer?.close();
+      await flushTracing();
     },
   };
 }

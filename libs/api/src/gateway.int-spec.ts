@@ -2,7 +2,7 @@ import { createLogger, installTracing } from '@loom/platform';
 import { ControllableProvider, startTestLoom, uniqueNamespace, type TestLoom } from '../../testing/src';
 
 describe('Gateway: tokens, health, metrics, logs and traces', () => {
-  const tracing = installTracing('memory');
+  const tracing = installTracing({ mode: 'memory' });
   const logLines: string[] = [];
   const provider = new ControllableProvider();
   let loom: TestLoom;

@@ -2,7 +2,7 @@ import { AuthService, TokenRepository } from '@loom/auth';
 import { runMigrations, Storage, type MigrationReport } from '@loom/clickhouse';
 import { MemoryService } from '@loom/memory';
 import { createConversationPlane, EmbeddingClient, InProcessThreadFence, StorageCheckedFence, StoredTurnKeys, type ConversationPlane, type TitlerWorker } from '@loom/conversations';
-import type { LlmProvider } from '@loom/providers';
+import { MeteredLlm, ModelPrices, type LlmProvider, type LlmPurpose } from '@loom/providers';
 import { createLogger, installTracing, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
 import { InProcessRequestClient, NatsKvLock, NatsRequestClient, type RequestClient } from '@loom/transport';
 import { createOpHandlers } from './ops/op-handlers';
@@ -11,7 +11,7 @@ import { Readiness } from './http/readiness';
 import { briefLlm, configuredLlm, createTitlerWorker } from './titler';
 import { BriefsService } from '@loom/briefs';
 import { applyRetention, ErasureService } from '@loom/erasure';
-import { ModelPrices, RunsService } from '@loom/runs';
+import { RunsService } from '@loom/runs';
 import { McpEndpoint } from './mcp/mcp-endpoint';
 import { InMemoryLeaseManager, NatsKvLeaseManager } from '@loom/leases';
 
@@ -39,7 +39,7 @@ export interface GatewayRuntime {
  * hub or NATS. Nothing past this function branches on the mode. Migrations run at start.
  */
 export async function createGatewayRuntime(config: LoomConfig, options: { logger?: Logger; metrics?: LoomMetrics; llm?: LlmProvider } = {}): Promise<GatewayRuntime> {
-  installTracing(config.traces);
+  installTracing(config.traces, config.natsUrl ? 'loom-gateway' : 'loom');
   const logger = options.logger ?? createLogger('gateway', config.logLevel);
   const metrics = options.metrics ?? new LoomMetrics('gateway');
   const storage = Storage.open({
@@ -77,9 +77,12 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
     // Embedded, this process is the only writer, so in-memory leases are exact; split, NATS KV.
     const leases = nats ? new NatsKvLeaseManager(nats.connection) : new InMemoryLeaseManager();
     const llm = options.llm ?? configuredLlm(config);
+    const prices = new ModelPrices(config.modelPrices);
+    // Every model call Loom makes is metered and traced by purpose (TRACE-02).
+    const metered = (purpose: LlmPurpose, provider: LlmProvider = llm) => new MeteredLlm(provider, purpose, { metrics, prices });
     const plane = createConversationPlane({
       leases,
-      llm,
+      llm: metered('summarizer'),
       logger,
       storage,
       requests,
@@ -96,10 +99,10 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
       storage: () => storage.ping(),
       transport: async () => (transport instanceof NatsRequestClient ? transport.ping() : true),
     });
-    const memory = new MemoryService(storage, new EmbeddingClient(requests, config.embedRequestTimeoutMs, metrics), llm, { metrics, logger });
-    const briefs = new BriefsService(storage, leases, briefLlm(config, llm), config.briefs, { metrics, logger });
+    const memory = new MemoryService(storage, new EmbeddingClient(requests, config.embedRequestTimeoutMs, metrics), metered('extraction'), { metrics, logger });
+    const briefs = new BriefsService(storage, leases, metered('brief', briefLlm(config, llm)), config.briefs, { metrics, logger });
     const erasure = new ErasureService(storage, plane.fence, logger);
-    const runs = new RunsService(storage, new ModelPrices(config.modelPrices));
+    const runs = new RunsService(storage, prices);
     const dispatcher = new OpDispatcher(createOpHandlers(plane, memory, briefs, erasure, runs, auth), auth, metrics, logger);
     const mcp = new McpEndpoint(auth, dispatcher, runs, config.mcp.sessionRunIdleSeconds, logger);
     // Idle MCP runs are closed on a cadence well inside the idle time.

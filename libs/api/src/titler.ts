@@ -1,8 +1,8 @@
 import { Storage } from '@loom/clickhouse';
 import { ConversationTitler, ThreadMetaRepository, TitlerWorker } from '@loom/conversations';
 import { NatsKvLeaseManager, type LeaseManager } from '@loom/leases';
-import { createLogger, installTracing, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
-import { createLlmProvider, type LlmProvider } from '@loom/providers';
+import { createLogger, flushTracing, installTracing, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
+import { createLlmProvider, MeteredLlm, ModelPrices, type LlmProvider } from '@loom/providers';
 import { connect } from 'nats';
 import { serveMetrics } from './http/metrics-server';
 
@@ -44,7 +44,8 @@ export function createTitlerWorker(
     deps.logger.info('the conversation titler is idle: the fake LLM writes no titles (set LOOM_LLM_BASE_URL and LOOM_LLM_MODEL for one that does)');
     return undefined;
   }
-  const titler = new ConversationTitler(deps.storage, new ThreadMetaRepository(deps.storage), llm, config.titler, {
+  const metered = new MeteredLlm(llm, 'titler', { metrics: deps.metrics, prices: new ModelPrices(config.modelPrices) });
+  const titler = new ConversationTitler(deps.storage, new ThreadMetaRepository(deps.storage), metered, config.titler, {
     metrics: deps.metrics,
     logger: deps.logger,
   });
@@ -62,7 +63,7 @@ export interface RunningTitler {
  * KV so one replica runs a pass at a time, and /metrics on its own port.
  */
 export async function startTitlerService(config: LoomConfig, options: { logger?: Logger; llm?: LlmProvider; serveMetricsOnPort?: number } = {}): Promise<RunningTitler> {
-  installTracing(config.traces);
+  installTracing(config.traces, 'loom-titler');
   const logger = options.logger ?? createLogger('titler', config.logLevel);
   const metrics = new LoomMetrics('titler');
   if (!config.natsUrl) throw new Error('the titler service needs LOOM_NATS_URL for its lease (for one process with everything in it, run `loom up`)');
@@ -88,6 +89,7 @@ export async function startTitlerService(config: LoomConfig, options: { logger?:
       await metricsServer?.close();
       await storage.close();
       await nc.close();
+      await flushTracing();
     },
   };
 }

@@ -224,14 +224,8 @@ export class BriefsService {
   private async reviseWindow(sections: BriefSections, window: string) {
     try {
       const answer = await this.llm.complete(revisionRequest(sections, window));
-      this.observe.metrics?.llmCalls.inc({ purpose: 'brief', outcome: 'ok' });
-      if (answer.usage) {
-        this.observe.metrics?.llmTokens.inc({ purpose: 'brief', direction: 'input' }, answer.usage.inputTokens);
-        this.observe.metrics?.llmTokens.inc({ purpose: 'brief', direction: 'output' }, answer.usage.outputTokens);
-      }
       return parseRevision(answer.text);
     } catch (error) {
-      this.observe.metrics?.llmCalls.inc({ purpose: 'brief', outcome: 'failed' });
       this.observe.logger?.warn({ err: error }, 'a brief window could not be revised; it is skipped and the rest are applied');
       return undefined;
     }

@@ -259,11 +259,12 @@ describe('Titler switch', () => {
 });
 
 describe("Loom's own model spend", () => {
-  it('TRACE-02: every LLM call Loom makes is counted per operation (titler, summarizer, brief, extraction) with its tokens', async () => {
+  it('TRACE-02: every LLM call Loom makes is counted per operation (titler, summarizer, brief, extraction) with its tokens and its cost', async () => {
     const llm = await startOpenAiCompatibleServer({
       chat: (messages) => (messages.some((m) => m.content.includes('JSON:')) ? '{"goal":"g"}' : messages.some((m) => m.content.includes('Facts:')) ? '- a fact about ledgers' : 'A short answer'),
     });
-    const loom = await startTestLoom({ env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'm' } });
+    // $1 per million input tokens and $2 per million output tokens.
+    const loom = await startTestLoom({ env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'm', LOOM_MODEL_PRICES: '{"m":{"input":1,"output":2}}' } });
     try {
       const ns = uniqueNamespace();
       await loom.record(ns);
@@ -276,6 +277,9 @@ describe("Loom's own model spend", () => {
       for (const purpose of ['titler', 'summarizer', 'brief', 'extraction']) {
         expect(metrics).toMatch(new RegExp(`loom_llm_calls_total\\{[^}]*purpose="${purpose}"[^}]*outcome="ok"[^}]*\\} [1-9]`));
         expect(metrics).toMatch(new RegExp(`loom_llm_tokens_total\\{[^}]*purpose="${purpose}"[^}]*direction="input"[^}]*\\} [1-9]`));
+        const tokens = (direction: string) => Number(new RegExp(`loom_llm_tokens_total\\{[^}]*purpose="${purpose}"[^}]*direction="${direction}"[^}]*\\} (\\S+)`).exec(metrics)![1]);
+        const cost = Number(new RegExp(`loom_llm_cost_usd_total\\{[^}]*purpose="${purpose}"[^}]*model="m"[^}]*\\} (\\S+)`).exec(metrics)![1]);
+        expect(cost).toBeCloseTo((tokens('input') * 1 + tokens('output') * 2) / 1e6, 12);
       }
     } finally {
       await loom.close();

@@ -144,11 +144,6 @@ export class MemoryService {
     if (messages.length === 0) return 0;
     // The stock fake model finds no facts; that is not an error.
     const answer = await this.llm.complete(extractionRequest(messages));
-    this.observe.metrics?.llmCalls.inc({ purpose: 'extraction', outcome: 'ok' });
-    if (answer.usage) {
-      this.observe.metrics?.llmTokens.inc({ purpose: 'extraction', direction: 'input' }, answer.usage.inputTokens);
-      this.observe.metrics?.llmTokens.inc({ purpose: 'extraction', direction: 'output' }, answer.usage.outputTokens);
-    }
     const facts = parseFacts(answer.text).filter((f) => !readsAsHigh(f));
     if (facts.length === 0) return 0;
     await this.store(namespace, facts, { userId, source: 'extraction', extractionId });

@@ -23,3 +23,5 @@ export {
 export { FakeLlmProvider } from './llm/fake.provider';
 export { OpenAiLlmProvider, type OpenAiLlmProviderOptions } from './llm/openai-llm.provider';
 export { cosineSimilarity, l2Normalize } from './vector';
+export { ModelPrices, BUILT_IN_MODEL_PRICES, type PricedUsage } from './pricing/model-prices';
+export { MeteredLlm, type LlmPurpose } from './llm/metered-llm';

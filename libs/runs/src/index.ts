@@ -1,2 +1,1 @@
 export * from './runs.service';
-export * from './model-prices';

@@ -15,7 +15,7 @@ import {
   type RunView,
 } from '@loom/contracts';
 import { newId, nextVersion } from '@loom/platform';
-import { ModelPrices } from './model-prices';
+import { ModelPrices } from '@loom/providers';
 import { costsOf, sumCosts, type UsageSumRow } from './run-cost';
 
 interface RunRow {

@@ -6,7 +6,7 @@ import { NatsRequestClient } from './nats.transport';
 import { TransportError } from './request-client';
 
 describe('NATS transport (real nats-server)', () => {
-  const tracing = installTracing('memory');
+  const tracing = installTracing({ mode: 'memory' });
   let nats: TestNats;
   let client: NatsRequestClient;
   const embedders: RunningEmbedder[] = [];

@@ -144,17 +144,11 @@ export class CompactionService {
   private async summarize(folded: WindowTurn[], body: WindowTurn[]): Promise<string> {
     try {
       const response = await this.llm.complete(summaryRequest(folded, body, CompactionBudget.promptChars));
-      this.observe.metrics?.llmCalls.inc({ purpose: 'summarizer', outcome: 'ok' });
-      if (response.usage) {
-        this.observe.metrics?.llmTokens.inc({ purpose: 'summarizer', direction: 'input' }, response.usage.inputTokens);
-        this.observe.metrics?.llmTokens.inc({ purpose: 'summarizer', direction: 'output' }, response.usage.outputTokens);
-      }
       const text = response.text.trim();
       if (text === '') throw new LoomError('unavailable', 'the summarizer LLM answered nothing; nothing was compacted; retry later', { retryable: true });
       return text;
     } catch (error) {
       if (LoomError.isLoomError(error)) throw error;
-      this.observe.metrics?.llmCalls.inc({ purpose: 'summarizer', outcome: 'failed' });
       throw new LoomError('unavailable', `the summarizer LLM failed (${(error as Error).message}); nothing was compacted; retry later`, { cause: error });
     }
   }

@@ -110,14 +110,8 @@ export class ConversationTitler {
     try {
       report.llmCalls += 1;
       const answer = await this.llm.complete(titleRequest(plain.map(({ role, content }) => ({ role, content }))));
-      this.observe.metrics?.llmCalls.inc({ purpose: 'titler', outcome: 'ok' });
-      if (answer.usage) {
-        this.observe.metrics?.llmTokens.inc({ purpose: 'titler', direction: 'input' }, answer.usage.inputTokens);
-        this.observe.metrics?.llmTokens.inc({ purpose: 'titler', direction: 'output' }, answer.usage.outputTokens);
-      }
       title = cleanTitle(answer.text);
     } catch (error) {
-      this.observe.metrics?.llmCalls.inc({ purpose: 'titler', outcome: 'failed' });
       // The error names the provider and status only (LlmProviderError never carries the prompt).
       this.observe.logger?.warn({ err: error, namespace: thread.namespace, thread_id: thread.thread_id }, 'the titler LLM call failed; the thread is asked again later');
       this.retryLater(thread, now);

@@ -55,6 +55,25 @@ describe('loadConfig', () => {
     );
   });
 
+  it('TRACE-03: no trace sink unless one is set; an OTLP URL turns otlp on, with its headers (values never echoed)', () => {
+    expect(loadConfig({}).traces).toEqual({ mode: 'none' });
+    expect(loadConfig({ LOOM_TRACES_OTLP_URL: 'http://collector:4318/v1/traces', LOOM_TRACES_OTLP_HEADERS: 'Authorization=Basic cGs6c2s=, x-scope=a%2Cb' }).traces).toEqual({
+      mode: 'otlp',
+      otlp: { url: 'http://collector:4318/v1/traces', headers: { Authorization: 'Basic cGs6c2s=', 'x-scope': 'a,b' }, flushMs: 2000 },
+    });
+    expect(() => loadConfig({ LOOM_TRACES: 'otlp' })).toThrow(/LOOM_TRACES_OTLP_URL is required when LOOM_TRACES=otlp/);
+    const bad = (() => {
+      try {
+        loadConfig({ LOOM_TRACES_OTLP_URL: 'http://c/v1/traces', LOOM_TRACES_OTLP_HEADERS: 'secretvalue-no-name' });
+        return '';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(bad).toContain('LOOM_TRACES_OTLP_HEADERS entry 1 must be name=value');
+    expect(bad).not.toContain('secretvalue');
+  });
+
   it('SETTINGS-05: retention and warm tiering of transcripts are opt-in: both default to 0 (keep forever, never move)', () => {
     expect(loadConfig({}).retention).toEqual({ days: 0, warmDays: 0 });
     expect(loadConfig({ LOOM_RETENTION_CONVERSATIONS_DAYS: '90', LOOM_TIERING_CONVERSATIONS_WARM_DAYS: '30' }).retention).toEqual({ days: 90, warmDays: 30 });

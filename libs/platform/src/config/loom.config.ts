@@ -12,6 +12,12 @@ export interface ModelPrice {
   cache_read?: number;
 }
 
+/** Where finished spans go; `otlp` names an OTLP/HTTP traces endpoint and the headers it needs. */
+export interface TracesConfig {
+  mode: 'none' | 'console' | 'memory' | 'otlp';
+  otlp?: { url: string; headers: Record<string, string>; flushMs: number } | undefined;
+}
+
 /** Every LOOM_* variable, parsed once at boot. `process.env` is read nowhere else. */
 export interface LoomConfig {
   host: string;
@@ -55,7 +61,7 @@ export interface LoomConfig {
   titler: { enabled: boolean; windowHours: number; minTurns: number; maxThreadsPerPass: number; intervalSeconds: number; metricsPort: number };
   bootstrapAdminToken: string | undefined;
   logLevel: string;
-  traces: 'none' | 'console' | 'memory';
+  traces: TracesConfig;
   append: { batchLingerMs: number; batchMaxRows: number };
 }
 
@@ -112,7 +118,18 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   { name: 'LOOM_APPEND_BATCH_LINGER_MS', default: '0', meaning: 'extra wait for company before a transcript insert; 0 is pure group commit (idle: at once; busy: the next batch forms while one is written)' },
   { name: 'LOOM_APPEND_BATCH_MAX_ROWS', default: '500', meaning: 'most turns in one insert' },
   { name: 'LOOM_LOG_LEVEL', default: 'info', meaning: 'trace | debug | info | warn | error | fatal | silent' },
-  { name: 'LOOM_TRACES', default: 'none', meaning: 'none | console | memory (tests): where finished OpenTelemetry spans go; spans and propagation run either way' },
+  {
+    name: 'LOOM_TRACES',
+    default: 'none (otlp when LOOM_TRACES_OTLP_URL is set)',
+    meaning: 'none | console | otlp | memory (tests): where finished OpenTelemetry spans go; spans and propagation run either way, and nothing is sent unless a sink is set',
+  },
+  {
+    name: 'LOOM_TRACES_OTLP_URL',
+    default: '(unset)',
+    meaning: 'an OTLP/HTTP traces endpoint: an OpenTelemetry collector or ClickStack (http://collector:4318/v1/traces), or Langfuse (https://cloud.langfuse.com/api/public/otel/v1/traces)',
+  },
+  { name: 'LOOM_TRACES_OTLP_HEADERS', default: '(unset)', meaning: 'headers for that endpoint as name=value pairs separated by commas, e.g. Authorization=Basic <base64 of public:secret key> for Langfuse (never logged)' },
+  { name: 'LOOM_TRACES_OTLP_FLUSH_MS', default: '2000', meaning: 'how long finished spans wait to be sent together' },
 ];
 
 export class ConfigError extends Error {
@@ -204,6 +221,15 @@ export function loadConfig(env: Env = process.env): LoomConfig {
     problems.push('LOOM_BOOTSTRAP_ADMIN_TOKEN must be at least 16 characters (value not shown)');
   }
 
+  const tracesConfig = (): TracesConfig => {
+    const otlpUrl = url('LOOM_TRACES_OTLP_URL');
+    const mode = oneOf<TracesConfig['mode']>('LOOM_TRACES', ['none', 'console', 'memory', 'otlp'], otlpUrl ? 'otlp' : 'none');
+    if (mode === 'otlp' && !otlpUrl) problems.push('LOOM_TRACES_OTLP_URL is required when LOOM_TRACES=otlp');
+    const headers = otlpHeaders(str('LOOM_TRACES_OTLP_HEADERS'), problems);
+    const flushMs = int('LOOM_TRACES_OTLP_FLUSH_MS', 2_000, 10, 60_000);
+    return { mode, ...(mode === 'otlp' && otlpUrl ? { otlp: { url: otlpUrl, headers, flushMs } } : {}) };
+  };
+
   const config: LoomConfig = {
     host: str('LOOM_HOST') ?? '127.0.0.1',
     port: int('LOOM_PORT', 7777, 0, 65535),
@@ -266,7 +292,7 @@ export function loadConfig(env: Env = process.env): LoomConfig {
     },
     bootstrapAdminToken: bootstrap,
     logLevel: oneOf('LOOM_LOG_LEVEL', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], 'info'),
-    traces: oneOf('LOOM_TRACES', ['none', 'console', 'memory'], 'none'),
+    traces: tracesConfig(),
     append: {
       batchLingerMs: int('LOOM_APPEND_BATCH_LINGER_MS', 0, 0, 1000),
       batchMaxRows: int('LOOM_APPEND_BATCH_MAX_ROWS', 500, 1, 100_000),
@@ -308,4 +334,25 @@ function modelPrices(raw: string | undefined, problems: string[]): Record<string
     prices[model] = entry as unknown as ModelPrice;
   }
   return prices;
+}
+
+/** name=value pairs separated by commas; values may hold '=' (base64). The values are secrets: never echoed. */
+function otlpHeaders(raw: string | undefined, problems: string[]): Record<string, string> {
+  if (raw === undefined) return {};
+  const headers: Record<string, string> = {};
+  for (const [i, pair] of raw.split(',').entries()) {
+    const at = pair.indexOf('=');
+    const name = at > 0 ? pair.slice(0, at).trim() : '';
+    if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) {
+      problems.push(`LOOM_TRACES_OTLP_HEADERS entry ${i + 1} must be name=value with a valid header name (value not shown)`);
+      continue;
+    }
+    const value = pair.slice(at + 1).trim();
+    try {
+      headers[name] = decodeURIComponent(value);
+    } catch {
+      headers[name] = value;
+    }
+  }
+  return headers;
 }

@@ -22,6 +22,7 @@ export class LoomMetrics {
   readonly savedOutcomes: Counter<'op' | 'outcome'>;
   readonly llmCalls: Counter<'purpose' | 'outcome'>;
   readonly llmTokens: Counter<'purpose' | 'direction'>;
+  readonly llmCost: Counter<'purpose' | 'model'>;
   private storageProbe: (() => Promise<StorageHealth>) | undefined;
   private lastHealth: Promise<StorageHealth | undefined> | undefined;
 
@@ -81,6 +82,12 @@ export class LoomMetrics {
       name: 'loom_llm_tokens_total',
       help: "Tokens Loom's own LLM calls spent, by purpose and direction (input, output), as the provider reported them",
       labelNames: ['purpose', 'direction'],
+      registers: [this.registry],
+    });
+    this.llmCost = new Counter({
+      name: 'loom_llm_cost_usd_total',
+      help: "What Loom's own LLM calls cost in US dollars, by purpose and model, at list prices (LOOM_MODEL_PRICES); calls to a model with no price add nothing",
+      labelNames: ['purpose', 'model'],
       registers: [this.registry],
     });
     this.writeBehindFlushRows = new Histogram({

@@ -1,35 +1,55 @@
 import { context, propagation, trace, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   BasicTracerProvider,
+  BatchSpanProcessor,
   ConsoleSpanExporter,
   InMemorySpanExporter,
   SimpleSpanProcessor,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import type { TracesConfig } from '../config/loom.config';
 
-let installed: { exporter: InMemorySpanExporter | undefined } | undefined;
+let installed: { exporter: InMemorySpanExporter | undefined; provider: BasicTracerProvider } | undefined;
+
+/** How long an export or a final flush may take: a sink that does not answer never holds up a stop. */
+const EXPORT_TIMEOUT_MS = 5_000;
 
 /**
  * Installs the process's tracer provider once. Spans are always created and propagated (so one
- * op is one trace across services); `mode` only decides where finished spans go.
+ * op is one trace across services); the mode only decides where finished spans go:
+ * - `otlp`: batched to an OTLP/HTTP endpoint (an OpenTelemetry collector, ClickStack,
+ *   Langfuse's OTLP endpoint), with the configured headers;
+ * - `none`: nowhere. Nothing is sent anywhere unless a sink is configured.
  */
-export function installTracing(mode: 'none' | 'console' | 'memory'): { exporter: InMemorySpanExporter | undefined } {
+export function installTracing(traces: TracesConfig, serviceName = 'loom'): { exporter: InMemorySpanExporter | undefined } {
   if (installed) return installed;
   const processors: SpanProcessor[] = [];
   let exporter: InMemorySpanExporter | undefined;
-  if (mode === 'console') processors.push(new SimpleSpanProcessor(new ConsoleSpanExporter()));
-  if (mode === 'memory') {
+  if (traces.mode === 'console') processors.push(new SimpleSpanProcessor(new ConsoleSpanExporter()));
+  if (traces.mode === 'memory') {
     exporter = new InMemorySpanExporter();
     processors.push(new SimpleSpanProcessor(exporter));
   }
-  const provider = new BasicTracerProvider({ spanProcessors: processors });
+  if (traces.mode === 'otlp' && traces.otlp) {
+    const otlp = new OTLPTraceExporter({ url: traces.otlp.url, headers: traces.otlp.headers, timeoutMillis: EXPORT_TIMEOUT_MS });
+    processors.push(new BatchSpanProcessor(otlp, { scheduledDelayMillis: traces.otlp.flushMs, exportTimeoutMillis: EXPORT_TIMEOUT_MS }));
+  }
+  const provider = new BasicTracerProvider({ spanProcessors: processors, resource: resourceFromAttributes({ 'service.name': serviceName }) });
   trace.setGlobalTracerProvider(provider);
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  installed = { exporter };
+  installed = { exporter, provider };
   return installed;
+}
+
+/** Sends the spans still waiting in a batch; a stopping process calls it. Never waits past the export timeout. */
+export async function flushTracing(): Promise<void> {
+  if (!installed) return;
+  await Promise.race([installed.provider.forceFlush().catch(() => undefined), new Promise((r) => setTimeout(r, EXPORT_TIMEOUT_MS).unref())]);
 }
 
 export function tracer(): Tracer {

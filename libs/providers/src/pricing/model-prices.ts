@@ -1,10 +1,20 @@
 import type { ModelPrice } from '@loom/platform';
-import type { UsageReport } from '@loom/contracts';
+
+/** Token counts of one model call, by how each kind is billed. */
+export interface PricedUsage {
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  cache_write_tokens?: number | undefined;
+  cache_write_1h_tokens?: number | undefined;
+  cache_read_tokens?: number | undefined;
+}
 
 /**
  * List prices in US dollars per million tokens, as the providers publish them. They drift:
  * operators correct or extend them with LOOM_MODEL_PRICES, and a model missing here is counted
- * in tokens and left unpriced rather than guessed.
+ * in tokens and left unpriced rather than guessed. They price the usage clients report for their
+ * runs and Loom's own model calls.
  *
  * Anthropic prices a 5-minute cache write at 1.25x input, a 1-hour one at 2x and a cache read
  * at 0.1x; OpenAI has no cache-write charge and prices cached input separately.
@@ -67,7 +77,7 @@ export class ModelPrices {
   }
 
   /** The cost of one report in US dollars; undefined when the model has no price. */
-  costOf(report: Pick<UsageReport, 'model' | 'input_tokens' | 'output_tokens' | 'cache_write_tokens' | 'cache_write_1h_tokens' | 'cache_read_tokens'>): number | undefined {
+  costOf(report: PricedUsage): number | undefined {
     const price = this.priceOf(report.model);
     if (!price) return undefined;
     const cacheWrite = price.cache_write ?? price.input;
