@@ -94,6 +94,18 @@ describe('dashboard: Conversations page (Chromium)', () => {
     expect(await page.textContent('#brief-text')).toContain('## Goal\nMove invoices to the new ledger');
   });
 
+  it('RUNS-02: the runs table shows each run\'s reported model cost, none for a run without usage, and the page total', async () => {
+    const ok = (op: string, body: Record<string, unknown>) => loom.admin.ok(op, { namespace: ns, ...body });
+    await ok('run.begin', { run_id: 'quiet', goal: 'A run whose client reported nothing' });
+    // claude-sonnet-4-5: $3 per million input tokens, $15 per million output tokens.
+    await ok('run.report_usage', { run_id: 'costly', goal: 'Claude Code session in billing (main)', agent: 'claude', reports: [{ usage_id: 'm1', model: 'claude-sonnet-4-5', input_tokens: 1_000_000, output_tokens: 100_000 }] });
+    await openDashboard();
+    const cells = (id: string) => page.$$eval(`#runs tr[data-run-id="${id}"] td`, (nodes) => nodes.map((n) => n.textContent));
+    expect(await cells('costly')).toEqual(['Claude Code session in billing (main)', 'claude', 'running', expect.any(String), '1', '1,000,000 / 100,000', '$4.50']);
+    expect((await cells('quiet')).slice(4)).toEqual(['—', '—', '—']);
+    expect(await page.textContent('#runs-total')).toBe('These 2 run(s): $4.50.');
+  });
+
   it('renders turn text as text, never as HTML', async () => {
     await loom.admin.ok('conversation.set_logging', { namespace: ns, enabled: true });
     await append('<img src=x onerror="window.__pwned=1">', 'xss');

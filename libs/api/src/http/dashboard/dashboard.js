@@ -1,7 +1,7 @@
-// The dashboard's Conversations page: the "Record conversations" switch (conversation.set_logging)
-// and the namespace's threads, headed by their titles. It speaks only the public ops API with the
-// token the person pastes; the token stays in this tab (sessionStorage). All data is rendered as
-// text, never as HTML.
+// The dashboard's Conversations page: the "Record conversations" switch (conversation.set_logging),
+// the saved briefs, the runs with their model cost, and the namespace's threads, headed by their
+// titles. It speaks only the public ops API with the token the person pastes; the token stays in
+// this tab (sessionStorage). All data is rendered as text, never as HTML.
 'use strict';
 
 const $ = (id) => document.getElementById(id);
@@ -103,11 +103,45 @@ async function openBrief(key) {
   $('brief').hidden = false;
 }
 
+const usd = (value) => (value === null || value === undefined ? '—' : `$${value.toFixed(value < 1 ? 4 : 2)}`);
+const count = (value) => value.toLocaleString('en-US');
+
+// Runs and what their model calls cost; a run whose client reported no usage has no cost (—).
+async function loadRuns() {
+  const { runs, model_cost: page } = await op('run.list', { agent: '*', limit: 50 });
+  const body = $('runs').querySelector('tbody');
+  body.replaceChildren();
+  for (const run of runs) {
+    const row = el('tr', undefined, { 'data-run-id': run.run_id });
+    const cost = run.model_cost;
+    const inputs = cost ? cost.input_tokens + cost.cache_write_tokens + cost.cache_write_1h_tokens + cost.cache_read_tokens : 0;
+    for (const text of [
+      run.goal,
+      run.agent,
+      run.status,
+      new Date(run.started_at).toLocaleString(),
+      cost ? count(cost.reports) : '—',
+      cost ? `${count(inputs)} / ${count(cost.output_tokens)}` : '—',
+      cost ? usd(cost.cost_usd) + (cost.unpriced_models.length ? ` (unpriced: ${cost.unpriced_models.join(', ')})` : '') : '—',
+    ]) {
+      row.append(el('td', text));
+    }
+    body.append(row);
+  }
+  if (runs.length === 0) {
+    const empty = el('tr');
+    empty.append(el('td', 'No runs in this namespace yet.', { colspan: '7' }));
+    body.append(empty);
+  }
+  $('runs-total').textContent = page && page.cost_usd !== null ? `These ${runs.length} run(s): ${usd(page.cost_usd)}.` : '';
+}
+
 async function open() {
   say('Loading…');
   try {
     await loadSwitch();
     await loadBriefs();
+    await loadRuns();
     await loadThreads();
     $('conversations').hidden = false;
     say('');
