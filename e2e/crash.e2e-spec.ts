@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort, httpOk, launch, LoomApi, sleep, waitFor, type ManagedProcess } from '../libs/testing/src';
+import { freePort, httpOk, launch, LoomApi, sleep, startOpenAiCompatibleServer, waitFor, type ManagedProcess } from '../libs/testing/src';
 
 const CLI = resolve(__dirname, '..', 'dist', 'apps', 'cli', 'src', 'main.js');
 const ADMIN = 'loom_crash_test_admin_token_0123456789abcdefghijk';
@@ -75,5 +75,66 @@ describe('embedded Loom killed mid-stream (write-ahead log)', () => {
     // Re-sending an acknowledged turn after the restart is still a duplicate (the key filter was rebuilt from storage).
     const again = await api.ok('conversation.append', { namespace: 'crash', thread_id: 't0', msg_id: [...acknowledged][0], role: 'user', content: 'again' });
     expect(again).toMatchObject({ stored: false, reason: 'duplicate' });
+  });
+});
+
+/**
+ * memory.set_from_messages(defer) answers before the extraction runs. Killing the process while
+ * the model call is in flight must not lose the extraction: the next start runs it.
+ */
+describe('embedded Loom killed during a deferred extraction', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'loom-crash-extraction-'));
+  let loom: ManagedProcess | undefined;
+  afterAll(async () => {
+    await loom?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('an accepted deferred extraction cut short by a SIGKILL is run by the next start, and its facts land once', async () => {
+    let answering = false;
+    const llm = await startOpenAiCompatibleServer({
+      chat: async () => {
+        // Before the kill the model never answers: the call is in flight when the process dies.
+        while (!answering) await sleep(50);
+        return '- Invoices are stored in the ledger_v2 table.';
+      },
+    });
+    const start = async (): Promise<LoomApi> => {
+      const port = await freePort();
+      loom = launch('loom up', process.execPath, [CLI, 'up'], {
+        LOOM_DATA_DIR: dataDir,
+        LOOM_LOG_LEVEL: 'info',
+        LOOM_BOOTSTRAP_ADMIN_TOKEN: ADMIN,
+        LOOM_PORT: String(port),
+        LOOM_LLM_BASE_URL: llm.baseUrl,
+        LOOM_LLM_MODEL: 'facts',
+        LOOM_CONVERSATION_TITLER_ENABLED: 'false',
+      });
+      await waitFor('loom up', () => httpOk(`http://127.0.0.1:${port}/readyz`), { processes: [loom] });
+      return new LoomApi(`http://127.0.0.1:${port}`, ADMIN);
+    };
+    try {
+      let api = await start();
+      const messages = [
+        { role: 'user', content: 'Where do invoices live now?' },
+        { role: 'assistant', content: 'In the ledger_v2 table.' },
+      ];
+      const { extraction_id, deferred } = await api.ok('memory.set_from_messages', { namespace: 'crash', messages, defer: true });
+      expect(deferred).toBe(true);
+      await waitFor('the extraction call to reach the model', async () => llm.requests.some((r) => r.path.endsWith('/chat/completions')), { processes: [loom!] });
+      loom!.child.kill('SIGKILL');
+      await loom!.exited;
+
+      answering = true;
+      api = await start();
+      const status = () => api.ok('memory.extraction_status', { namespace: 'crash', extraction_id });
+      await waitFor('the extraction to finish after the restart', async () => (await status()).status === 'done', { processes: [loom!] });
+      expect(await status()).toMatchObject({ status: 'done', facts: 1 });
+      const hits = (await api.ok('memory.search', { namespace: 'crash', query: 'where are invoices stored ledger_v2' })).hits;
+      expect(hits.map((h: { text: string }) => h.text)).toEqual(['Invoices are stored in the ledger_v2 table.']);
+    } finally {
+      answering = true;
+      await llm.close();
+    }
   });
 });

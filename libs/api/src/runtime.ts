@@ -99,7 +99,11 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
       storage: () => storage.ping(),
       transport: async () => (transport instanceof NatsRequestClient ? transport.ping() : true),
     });
-    const memory = new MemoryService(storage, new EmbeddingClient(requests, config.embedRequestTimeoutMs, metrics), metered('extraction'), { metrics, logger });
+    const memory = new MemoryService(storage, new EmbeddingClient(requests, config.embedRequestTimeoutMs, metrics), metered('extraction'), { metrics, logger }, {
+      leases,
+      options: { maxAttempts: config.memoryExtraction.attempts, retryBaseMs: config.memoryExtraction.retryMs, pollMs: config.memoryExtraction.pollMs },
+    });
+    memory.start();
     const briefs = new BriefsService(storage, leases, metered('brief', briefLlm(config, llm)), config.briefs, { metrics, logger });
     const erasure = new ErasureService(storage, plane.fence, logger);
     const runs = new RunsService(storage, prices);

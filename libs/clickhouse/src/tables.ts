@@ -14,6 +14,7 @@ export interface Tables {
   settings: string;
   memories: string;
   memoryEvidence: string;
+  memoryExtractions: string;
   sessionBriefs: string;
   sessionBriefRevisions: string;
   runs: string;
@@ -35,6 +36,7 @@ export function tablesFor(database: string): Tables {
     settings: `${database}.settings`,
     memories: `${database}.memories`,
     memoryEvidence: `${database}.memory_evidence`,
+    memoryExtractions: `${database}.memory_extractions`,
     sessionBriefs: `${database}.session_briefs`,
     sessionBriefRevisions: `${database}.session_brief_revisions`,
     runs: `${database}.runs`,

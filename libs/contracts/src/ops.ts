@@ -16,7 +16,7 @@ import { CreateTokenRequest, RevokeTokenRequest } from './auth/token.dto';
 import { BriefDeleteRequest, BriefGetRequest, BriefListRequest, BriefSaveRequest } from './briefs/brief.dto';
 import { ErasureExportRequest, ErasureRequest } from './erasure/erasure.dto';
 import { RunBeginRequest, RunCompleteRequest, RunGetRequest, RunListRequest, RunReportUsageRequest } from './runs/run.dto';
-import { RecallRequest, SearchMemoryRequest, SetFromMessagesRequest, SetMemoryRequest } from './memory/memory.dto';
+import { ExtractionStatusRequest, RecallRequest, SearchMemoryRequest, SetFromMessagesRequest, SetMemoryRequest } from './memory/memory.dto';
 import { ListSavedMessagesRequest, SavedStatusRequest, SaveMessageRequest, SearchSavedMessagesRequest, UnsaveMessageRequest } from './conversations/saved.dto';
 import { GetSettingsRequest, SetSettingRequest } from './settings/settings.dto';
 
@@ -47,6 +47,7 @@ export const Ops = {
   'memory.set_from_messages': { role: 'writer', request: SetFromMessagesRequest },
   'memory.search': { role: 'viewer', request: SearchMemoryRequest },
   'memory.recall': { role: 'viewer', request: RecallRequest },
+  'memory.extraction_status': { role: 'viewer', request: ExtractionStatusRequest },
   'session.brief_save': { role: 'writer', request: BriefSaveRequest, perUser: true },
   'session.brief_get': { role: 'viewer', request: BriefGetRequest, perUser: true },
   'session.brief_list': { role: 'viewer', request: BriefListRequest, perUser: true },

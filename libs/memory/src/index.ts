@@ -1,2 +1,3 @@
 export * from './extraction-prompt';
 export * from './memory.service';
+export * from './extraction-queue';

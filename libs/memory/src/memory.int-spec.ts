@@ -80,6 +80,54 @@ describe('Memory plane (memory.set, set_from_messages, search, recall)', () => {
     expect(await memories('where are invoices stored ledger_v2')).toContain('Invoices are stored in the ledger_v2 table.');
   });
 
+  it('memory.extraction_status: a deferred extraction is pending, then done with its facts; a synchronous one is done at once', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    const slow = await startOpenAiCompatibleServer({ chat: async () => (await held, answer('')) });
+    const deferred = await startTestLoom({ provider, env: { LOOM_LLM_BASE_URL: slow.baseUrl, LOOM_LLM_MODEL: 'facts', LOOM_CONVERSATION_TITLER_ENABLED: 'false' } });
+    try {
+      const { extraction_id } = await deferred.admin.ok('memory.set_from_messages', { namespace: ns, messages, defer: true });
+      expect(await deferred.admin.ok('memory.extraction_status', { namespace: ns, extraction_id })).toMatchObject({ extraction_id, status: 'pending', facts: null, last_error: null });
+      release();
+      await deferred.gateway.runtime.memory.extractions.idle();
+      expect(await deferred.admin.ok('memory.extraction_status', { namespace: ns, extraction_id })).toMatchObject({ status: 'done', facts: 2, attempts: 1, next_attempt_at: null });
+      const sync = await deferred.admin.ok('memory.set_from_messages', { namespace: ns, messages });
+      expect(await deferred.admin.ok('memory.extraction_status', { namespace: ns, extraction_id: sync.extraction_id })).toMatchObject({ status: 'done', facts: 2 });
+      expect((await deferred.admin.call('memory.extraction_status', { namespace: ns, extraction_id: 'ext_nope' })).status).toBe(404);
+    } finally {
+      release();
+      await deferred.close();
+      await slow.close();
+    }
+  });
+
+  it('a deferred extraction whose model call fails is retried, and its facts land once the model answers', async () => {
+    const flaky = await startOpenAiCompatibleServer({ chat: () => '- Invoices are stored in the ledger_v2 table.', failWith: 500 });
+    const retrying = await startTestLoom({
+      provider,
+      env: { LOOM_LLM_BASE_URL: flaky.baseUrl, LOOM_LLM_MODEL: 'facts', LOOM_CONVERSATION_TITLER_ENABLED: 'false', LOOM_MEMORY_EXTRACTION_RETRY_MS: '50', LOOM_MEMORY_EXTRACTION_POLL_MS: '50', LOOM_LLM_TIMEOUT_MS: '2000' },
+    });
+    try {
+      const { extraction_id } = await retrying.admin.ok('memory.set_from_messages', { namespace: ns, messages, defer: true });
+      const status = () => retrying.admin.ok('memory.extraction_status', { namespace: ns, extraction_id });
+      const deadline = Date.now() + 20_000;
+      while ((await status()).attempts < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      const failing = await status();
+      expect(failing).toMatchObject({ status: 'pending', facts: null });
+      expect(failing.last_error).toMatch(/500/);
+      expect(failing.last_error).not.toContain('ledger_v2');
+      flaky.setFailure(undefined);
+      while ((await status()).status !== 'done' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(await status()).toMatchObject({ status: 'done', facts: 1, last_error: null });
+      expect((await retrying.admin.ok('memory.search', { namespace: ns, query: 'where are invoices stored ledger_v2' })).hits.map((h: { text: string }) => h.text)).toEqual([
+        'Invoices are stored in the ledger_v2 table.',
+      ]);
+    } finally {
+      await retrying.close();
+      await flaky.close();
+    }
+  });
+
   it('with the fake LLM, extraction finds no facts and keeps the evidence', async () => {
     const bare = await startTestLoom({ provider, env: { LOOM_CONVERSATION_TITLER_ENABLED: 'false' } });
     try {

@@ -11,12 +11,15 @@ import {
   type SetMemoryRequest,
   type SetMemoryResponse,
   type TurnRole,
+  type ExtractionStatusResponse,
 } from '@loom/contracts';
 import { bm25, centredExcerpt, firstChars, type EmbeddingClient } from '@loom/conversations';
+import { InMemoryLeaseManager, type LeaseManager } from '@loom/leases';
 import { newId, nextVersion, type Logger, type LoomMetrics } from '@loom/platform';
 import { cosineSimilarity, type LlmProvider } from '@loom/providers';
 import { readsAsHigh } from '@loom/sensitivity';
 import { extractionRequest, parseFacts } from './extraction-prompt';
+import { DefaultExtractionQueueOptions, ExtractionQueue, type ExtractionQueueOptions, type ExtractionRow } from './extraction-queue';
 
 const SEARCH_FLOOR = 0.3;
 const EXCERPT_CHARS = 240;
@@ -37,15 +40,29 @@ interface MemoryRow {
  * conversation plane never writes here: a recorded turn is never a memory on its own.
  */
 export class MemoryService {
-  /** Background extractions (defer), so a close can wait for them. */
-  private readonly pending = new Set<Promise<unknown>>();
+  /** Deferred extractions: kept in storage, run by whichever replica takes their lease. */
+  readonly extractions: ExtractionQueue;
 
   constructor(
     private readonly storage: Storage,
     private readonly embedder: EmbeddingClient,
     private readonly llm: LlmProvider,
     private readonly observe: { metrics?: LoomMetrics | undefined; logger?: Logger | undefined } = {},
-  ) {}
+    queue: { leases?: LeaseManager; options?: Partial<ExtractionQueueOptions> } = {},
+  ) {
+    this.extractions = new ExtractionQueue(
+      storage,
+      queue.leases ?? new InMemoryLeaseManager(),
+      (row) => this.runDeferred(row),
+      { ...DefaultExtractionQueueOptions, ...queue.options },
+      observe.logger,
+    );
+  }
+
+  /** Starts running deferred extractions, first those a crash or a stop left pending. */
+  start(): void {
+    this.extractions.start();
+  }
 
   async set(namespace: string, input: SetMemoryRequest): Promise<SetMemoryResponse> {
     const text = input.text.trim();
@@ -75,14 +92,48 @@ export class MemoryService {
       })),
     );
     const base = { extraction_id: extractionId, evidence: plain.length, skipped_high: input.messages.length - plain.length };
-    const extract = (): Promise<number> => this.extract(namespace, extractionId, plain, input.user_id ?? '');
+    const record = { namespace, extraction_id: extractionId, user_id: input.user_id ?? '' };
     if (input.defer) {
-      const work = extract().catch((error: unknown) => this.observe.logger?.error({ err: error, namespace, extraction_id: extractionId }, 'deferred extraction failed; its evidence is kept'));
-      this.pending.add(work);
-      void work.finally(() => this.pending.delete(work));
+      // The evidence is stored first: a pending extraction always has all its messages.
+      await this.extractions.record({ ...record, status: 'pending', facts: 0 });
       return { ...base, deferred: true };
     }
-    return { ...base, deferred: false, facts: await extract() };
+    const facts = await this.extract(namespace, extractionId, plain, input.user_id ?? '');
+    await this.extractions.record({ ...record, status: 'done', facts });
+    return { ...base, deferred: false, facts };
+  }
+
+  /** memory.extraction_status: where an extraction stands. */
+  async extractionStatus(namespace: string, extractionId: string): Promise<ExtractionStatusResponse> {
+    const row = await this.extractions.find(namespace, extractionId);
+    if (!row) throw new LoomError('not_found', `no extraction "${extractionId}" in namespace "${namespace}"`);
+    return {
+      extraction_id: row.extraction_id,
+      status: row.status,
+      facts: row.status === 'done' ? row.facts : null,
+      attempts: row.attempts,
+      last_error: row.last_error || null,
+      next_attempt_at: row.status === 'pending' ? toIso(row.next_attempt_at) : null,
+      created_at: toIso(row.created_at)!,
+      updated_at: toIso(row.updated_at)!,
+    };
+  }
+
+  /**
+   * A deferred extraction from its stored evidence. Facts that landed before a crash cut the
+   * attempt short are counted, not extracted again: one insert stores all of an extraction's facts.
+   */
+  private async runDeferred(row: ExtractionRow): Promise<number> {
+    const [stored] = await this.storage.query<{ n: string }>(
+      `SELECT count() AS n FROM ${this.storage.tables.memories} FINAL WHERE namespace = {ns:String} AND extraction_id = {id:String} AND deleted = 0`,
+      { ns: row.namespace, id: row.extraction_id },
+    );
+    if (Number(stored?.n ?? 0) > 0) return Number(stored!.n);
+    const evidence = await this.storage.query<{ role: string; content: string }>(
+      `SELECT role, content FROM ${this.storage.tables.memoryEvidence} FINAL WHERE namespace = {ns:String} AND extraction_id = {id:String} ORDER BY seq`,
+      { ns: row.namespace, id: row.extraction_id },
+    );
+    return this.extract(row.namespace, row.extraction_id, evidence, row.user_id);
   }
 
   async search(namespace: string, input: SearchMemoryRequest): Promise<SearchMemoryResponse> {
@@ -137,7 +188,7 @@ export class MemoryService {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.pending]);
+    await this.extractions.close();
   }
 
   private async extract(namespace: string, extractionId: string, messages: Array<{ role: string; content: string }>, userId: string): Promise<number> {

@@ -32,6 +32,7 @@ interface OpInputs {
   'memory.set_from_messages': C.SetFromMessagesRequest;
   'memory.search': C.SearchMemoryRequest;
   'memory.recall': C.RecallRequest;
+  'memory.extraction_status': C.ExtractionStatusRequest;
   'session.brief_save': C.BriefSaveRequest;
   'session.brief_get': C.BriefGetRequest;
   'session.brief_list': C.BriefListRequest;
@@ -97,6 +98,7 @@ export function createOpHandlers(plane: ConversationPlane, memory: MemoryService
     'memory.set_from_messages': (ctx, input) => memory.setFromMessages(ctx.namespace, input),
     'memory.search': (ctx, input) => memory.search(ctx.namespace, input),
     'memory.recall': (ctx, input) => memory.recall(ctx.namespace, input),
+    'memory.extraction_status': (ctx, input) => memory.extractionStatus(ctx.namespace, input.extraction_id),
     'session.brief_save': (ctx, input) => briefs.save(ctx.namespace, writingAgent(ctx, 'session.brief_save'), scopeFor(ctx.principal), input),
     'session.brief_get': (ctx, input) => briefs.get(ctx.namespace, scopeFor(ctx.principal), input),
     'session.brief_list': (ctx, input) => briefs.list(ctx.namespace, ctx.agent, scopeFor(ctx.principal), input),

@@ -52,6 +52,27 @@ export interface SetFromMessagesResponse {
   facts?: number;
 }
 
+export class ExtractionStatusRequest extends NamespacedRequest {
+  @IdField() extraction_id!: string;
+
+  static readonly example: ExtractionStatusRequest = Object.assign(new ExtractionStatusRequest(), { extraction_id: 'ext_1' });
+}
+
+export interface ExtractionStatusResponse {
+  extraction_id: string;
+  /** pending (waiting or retrying), done, or failed (every attempt failed; the evidence is kept). */
+  status: 'pending' | 'done' | 'failed';
+  /** Facts stored; null until done. */
+  facts: number | null;
+  attempts: number;
+  /** What the last failed attempt said (the provider's error; never the messages). */
+  last_error: string | null;
+  /** When a pending extraction is next tried. */
+  next_attempt_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export class SearchMemoryRequest extends NamespacedRequest {
   @IsString() @MinLength(1) @MaxLength(Limits.maxQueryChars) query!: string;
   @IsOptional() @IdField() user_id?: string;

@@ -55,6 +55,8 @@ export interface LoomConfig {
   };
   retention: { days: number; warmDays: number };
   mcp: { sessionRunIdleSeconds: number };
+  /** Deferred memory extractions: retries after a failed attempt. */
+  memoryExtraction: { attempts: number; retryMs: number; pollMs: number };
   /** Prices added to (or replacing) Loom's list, by model name or name prefix. */
   modelPrices: Record<string, ModelPrice>;
   briefs: { llm: boolean; model: string | undefined; baseUrl: string | undefined; apiKey: string | undefined; windowChars: number; maxWindows: number };
@@ -109,6 +111,9 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   { name: 'LOOM_RETENTION_CONVERSATIONS_DAYS', default: '0', meaning: 'opt-in TTL: transcript rows older than this many days (message time) leave the disk; 0 keeps them forever. Embedding rows have no TTL' },
   { name: 'LOOM_TIERING_CONVERSATIONS_WARM_DAYS', default: '0', meaning: "opt-in: transcript rows older than this many days move to the storage policy's volume named 'warm' (a ClickHouse server set up for it); 0 never" },
   { name: 'LOOM_MCP_SESSION_RUN_IDLE_SECONDS', default: '1800', meaning: "an MCP session's implicit run is closed after this long without a call" },
+  { name: 'LOOM_MEMORY_EXTRACTION_ATTEMPTS', default: '5', meaning: 'attempts a deferred memory extraction gets before it is marked failed (its evidence is kept)' },
+  { name: 'LOOM_MEMORY_EXTRACTION_RETRY_MS', default: '30000', meaning: 'wait before a failed deferred extraction is tried again; it doubles with each attempt' },
+  { name: 'LOOM_MEMORY_EXTRACTION_POLL_MS', default: '15000', meaning: 'how often each replica looks for deferred extractions due (retries, and work a crashed replica left)' },
   {
     name: 'LOOM_MODEL_PRICES',
     default: '(built-in list)',
@@ -269,6 +274,11 @@ export function loadConfig(env: Env = process.env): LoomConfig {
       timeoutMs: int('LOOM_LLM_TIMEOUT_MS', 30_000, 100, 600_000),
     },
     mcp: { sessionRunIdleSeconds: int('LOOM_MCP_SESSION_RUN_IDLE_SECONDS', 1_800, 1, 604_800) },
+    memoryExtraction: {
+      attempts: int('LOOM_MEMORY_EXTRACTION_ATTEMPTS', 5, 1, 100),
+      retryMs: int('LOOM_MEMORY_EXTRACTION_RETRY_MS', 30_000, 10, 86_400_000),
+      pollMs: int('LOOM_MEMORY_EXTRACTION_POLL_MS', 15_000, 50, 3_600_000),
+    },
     modelPrices: modelPrices(str('LOOM_MODEL_PRICES'), problems),
     retention: {
       days: int('LOOM_RETENTION_CONVERSATIONS_DAYS', 0, 0, 36_500),
