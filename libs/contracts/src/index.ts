@@ -14,3 +14,4 @@ export * from './memory/memory.dto';
 export * from './briefs/brief.dto';
 export * from './erasure/erasure.dto';
 export * from './runs/run.dto';
+export * from './context/context.dto';

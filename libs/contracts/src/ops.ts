@@ -19,6 +19,7 @@ import { RunBeginRequest, RunCompleteRequest, RunGetRequest, RunListRequest, Run
 import { ExtractionStatusRequest, RecallRequest, SearchMemoryRequest, SetFromMessagesRequest, SetMemoryRequest } from './memory/memory.dto';
 import { ListSavedMessagesRequest, SavedStatusRequest, SaveMessageRequest, SearchSavedMessagesRequest, UnsaveMessageRequest } from './conversations/saved.dto';
 import { GetSettingsRequest, SetSettingRequest } from './settings/settings.dto';
+import { ContextPackRequest } from './context/context.dto';
 
 /**
  * The public ops: `POST /v1/ops/<name>`. Each names its request class (validated with
@@ -48,6 +49,7 @@ export const Ops = {
   'memory.search': { role: 'viewer', request: SearchMemoryRequest },
   'memory.recall': { role: 'viewer', request: RecallRequest },
   'memory.extraction_status': { role: 'viewer', request: ExtractionStatusRequest },
+  'context.pack': { role: 'viewer', request: ContextPackRequest },
   'session.brief_save': { role: 'writer', request: BriefSaveRequest, perUser: true },
   'session.brief_get': { role: 'viewer', request: BriefGetRequest, perUser: true },
   'session.brief_list': { role: 'viewer', request: BriefListRequest, perUser: true },

@@ -1,3 +1,4 @@
 export * from './extraction-prompt';
 export * from './memory.service';
 export * from './extraction-queue';
+export * from './context-pack';

@@ -128,6 +128,33 @@ describe('Memory plane (memory.set, set_from_messages, search, recall)', () => {
     }
   });
 
+  it('context.pack: facts, the session\'s turns and evidence for one scope; a section whose dependency is down is named, not fatal', async () => {
+    await loom.record(ns);
+    await ok('conversation.append', { thread_id: 's1', role: 'user', content: 'the ledger_v2 move is half done' });
+    await ok('conversation.append', { thread_id: 's2', role: 'user', content: 'another session about the ledger_v2 move' });
+    await ok('memory.set_from_messages', { messages, user_id: 'u1', session_id: 's1' });
+    const pack = await ok('context.pack', { query: 'ledger_v2 move', user_id: 'u1', session_id: 's1' });
+    expect(pack.memories.map((m: { text: string }) => m.text)).toContain('Invoices are stored in the ledger_v2 table.');
+    expect(pack.conversation.map((h: { thread_id: string }) => h.thread_id)).toEqual(['s1']);
+    expect(pack.evidence.length).toBeGreaterThan(0);
+    expect(pack.unavailable).toEqual([]);
+    const small = await ok('context.pack', { query: 'ledger_v2 move', user_id: 'u1', session_id: 's1', max_chars: 500 });
+    expect(small.pack.length).toBeLessThanOrEqual(500);
+    expect((await ok('context.pack', { query: 'ledger_v2 move', user_id: 'u2' })).memories).toEqual([]);
+    provider.failing = true;
+    try {
+      const degraded = await ok('context.pack', { query: 'ledger_v2 move', user_id: 'u1', session_id: 's1' });
+      expect(degraded.unavailable).toEqual(['memories']);
+      // conversation.search falls back to substring matching; evidence is read by words.
+      expect(degraded.evidence.length).toBeGreaterThan(0);
+    } finally {
+      provider.failing = false;
+    }
+    const bad = await loom.admin.call('context.pack', { namespace: ns, max_chars: 10 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.fields.map((f: { field: string }) => f.field).sort()).toEqual(['max_chars', 'query']);
+  });
+
   it('with the fake LLM, extraction finds no facts and keeps the evidence', async () => {
     const bare = await startTestLoom({ provider, env: { LOOM_CONVERSATION_TITLER_ENABLED: 'false' } });
     try {

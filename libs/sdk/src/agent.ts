@@ -1,5 +1,20 @@
-import type { AppendTurnResponse, BriefSaveResponse, BriefSectionsInput, SetFromMessagesResponse, TurnRole } from '@loom/contracts';
-import { OpsClient, type ClientOptions } from './client';
+import type {
+  AppendTurnResponse,
+  BriefSaveResponse,
+  BriefSectionsInput,
+  ContextPackResponse,
+  ListTurnsResponse,
+  RunListResponse,
+  RunReportUsageResponse,
+  RunResponse,
+  RunStatus,
+  RunView,
+  SetFromMessagesResponse,
+  TurnRole,
+  TurnView,
+  UsageReport,
+} from '@loom/contracts';
+import { LoomApiError, OpsClient, type ClientOptions } from './client';
 
 export interface Message {
   role: TurnRole;
@@ -14,6 +29,8 @@ export interface AgentOptions extends ClientOptions {
 
 export interface SessionOptions {
   user_id?: string;
+  /** The run the session's turns belong to (their `run_id`). */
+  run_id?: string;
   /** Appended turns are handed to memory.set_from_messages every this many turns (default 20). */
   flush_every?: number;
 }
@@ -28,6 +45,61 @@ export class Briefs {
   }
 }
 
+/** `bot.runs`: the run ledger, and the model usage that gives a run its cost. */
+export class Runs {
+  constructor(private readonly agent: Agent) {}
+
+  begin(goal: string, options: { run_id?: string } = {}): Promise<RunView> {
+    return this.call<RunResponse>('run.begin', { goal, ...options }).then((r) => r.run);
+  }
+
+  complete(runId: string, outcome: { status: 'succeeded' | 'failed' | 'abandoned' | 'ended'; outcome?: string; memories_used?: string[]; wrote?: string[] }): Promise<RunView> {
+    return this.call<RunResponse>('run.complete', { run_id: runId, ...outcome }).then((r) => r.run);
+  }
+
+  get(runId: string): Promise<RunView> {
+    return this.call<RunResponse>('run.get', { run_id: runId }).then((r) => r.run);
+  }
+
+  /** This agent's runs, newest first (`agent: "*"` for every agent's). */
+  list(options: { status?: RunStatus; since?: string; limit?: number; offset?: number; agent?: string } = {}): Promise<RunListResponse> {
+    return this.call<RunListResponse>('run.list', options);
+  }
+
+  /** Model calls made for the run; a call reported again (same usage_id) is counted once. */
+  reportUsage(runId: string, reports: UsageReport[], options: { goal?: string } = {}): Promise<RunReportUsageResponse> {
+    return this.call<RunReportUsageResponse>('run.report_usage', { run_id: runId, reports, ...options });
+  }
+
+  /**
+   * Runs `work` as a run: begun with `goal`, completed `succeeded` with what `work` returns as its
+   * outcome, or `failed` with the error's message (and the error thrown on).
+   */
+  async track<T>(goal: string, work: (run: RunView) => Promise<T>, describe: (value: T) => string | undefined = () => undefined): Promise<T> {
+    const run = await this.begin(goal);
+    let value: T;
+    try {
+      value = await work(run);
+    } catch (error) {
+      await this.complete(run.run_id, { status: 'failed', outcome: error instanceof Error ? error.message : String(error) });
+      throw error;
+    }
+    const outcome = describe(value);
+    await this.complete(run.run_id, { status: 'succeeded', ...(outcome !== undefined ? { outcome } : {}) });
+    return value;
+  }
+
+  private call<T>(op: string, body: Record<string, unknown>): Promise<T> {
+    return this.agent.client.call<T>(op, { namespace: this.agent.namespace, agent: this.agent.name, ...body });
+  }
+}
+
+/** What `Session.resume` answers: context.pack for the scope, and the thread's latest turns, oldest first. */
+export interface Resumed {
+  context: ContextPackResponse;
+  tail: TurnView[];
+}
+
 /**
  * One agent's handle on Loom: `new Agent(namespace, environment, agentName, options)`. The
  * namespace scopes everything, the agent name is the `agent` of every op, and the environment
@@ -36,6 +108,7 @@ export class Briefs {
 export class Agent {
   readonly client: OpsClient;
   readonly briefs: Briefs;
+  readonly runs: Runs;
   private readonly sessions = new Set<Session>();
 
   constructor(
@@ -46,11 +119,12 @@ export class Agent {
   ) {
     this.client = new OpsClient(options);
     this.briefs = new Briefs(this);
+    this.runs = new Runs(this);
   }
 
   /** A Session bound to one (user, session) scope: one thread and one user. */
   session(threadId: string, options: SessionOptions = {}): Session {
-    const session = new Session(this, threadId, options.user_id, options.flush_every ?? 20);
+    const session = new Session(this, threadId, options.user_id, options.flush_every ?? 20, options.run_id);
     this.sessions.add(session);
     return session;
   }
@@ -88,7 +162,28 @@ export class Session {
     readonly threadId: string,
     readonly userId: string | undefined,
     readonly flushEvery: number,
+    readonly runId?: string,
   ) {}
+
+  /**
+   * Where to pick the work up: context.pack for this (user, session) scope (facts, this
+   * session's turns and past evidence that bear on `query`) and the thread's last `tail` turns.
+   */
+  async resume(options: { query: string; tail?: number; limit?: number; max_chars?: number }): Promise<Resumed> {
+    const { query, tail = 20, ...rest } = options;
+    const scope = { namespace: this.agent.namespace, agent: this.agent.name };
+    const [context, latest] = await Promise.all([
+      this.agent.client.call<ContextPackResponse>('context.pack', { ...scope, query, session_id: this.threadId, ...(this.userId ? { user_id: this.userId } : {}), ...rest }),
+      this.agent.client
+        .call<ListTurnsResponse>('conversation.list', { ...scope, thread_id: this.threadId, order: 'desc', limit: tail })
+        .catch((error: unknown) => {
+          // A thread nothing was recorded in (recording off, or a new session) has no tail.
+          if (error instanceof LoomApiError && error.status === 404) return { messages: [], next_cursor: null } satisfies ListTurnsResponse;
+          throw error;
+        }),
+    ]);
+    return { context, tail: [...latest.messages].reverse() };
+  }
 
   /** False when the namespace does not record; undefined before the first append. */
   get transcript_stored(): boolean | undefined {
@@ -109,6 +204,7 @@ export class Session {
         metadata: this.agent.metadata(),
         ...(message.msg_id ? { msg_id: message.msg_id } : {}),
         ...(this.userId ? { user_id: this.userId } : {}),
+        ...(this.runId ? { run_id: this.runId } : {}),
       });
       // A duplicate was stored by an earlier call; only "logging_disabled" means not kept.
       this.stored = answer.stored || answer.reason === 'duplicate';

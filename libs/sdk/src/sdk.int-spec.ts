@@ -96,4 +96,59 @@ describe('SDK: Agent and Session', () => {
     expect(brief.sections).toMatchObject({ goal: 'Move invoices to the new ledger', next_steps: ['Update the export job'] });
     await bot.close();
   });
+
+  it('SDK-SESSION-07: resume returns context.pack for the (user, session) scope with the transcript tail', async () => {
+    await loom.record(ns);
+    const bot = new Agent(ns, 'local', 'support-bot', { baseUrl: loom.url, token });
+    const s = bot.session('thread-42', { user_id: 'u1', flush_every: 100 });
+    await s.append(
+      { role: 'user', content: 'We are moving invoices to the ledger_v2 table for the billing migration.' },
+      { role: 'assistant', content: 'Understood: the billing migration moves invoices to ledger_v2.' },
+      { role: 'user', content: 'Next, the export job.' },
+    );
+    await loom.admin.ok('memory.set', { namespace: ns, text: 'The billing migration moves invoices to ledger_v2.', user_id: 'u1' });
+    await loom.admin.ok('memory.set', { namespace: ns, text: 'The billing migration of another user is secret to them.', user_id: 'u2' });
+    const resumed = await s.resume({ query: 'resume the billing migration', tail: 2 });
+    expect(resumed.tail.map((t) => t.content)).toEqual(['Understood: the billing migration moves invoices to ledger_v2.', 'Next, the export job.']);
+    expect(resumed.context.scope).toEqual({ user_id: 'u1', session_id: 'thread-42' });
+    expect(resumed.context.memories.map((m) => m.text)).toEqual(['The billing migration moves invoices to ledger_v2.']);
+    expect(resumed.context.conversation.length).toBeGreaterThan(0);
+    expect(resumed.context.conversation.every((h) => h.thread_id === 'thread-42')).toBe(true);
+    expect(resumed.context.pack).toContain('# Context for: resume the billing migration');
+    expect(resumed.context.pack).toContain('## Facts\n- The billing migration moves invoices to ledger_v2.');
+    expect(resumed.context.pack).toContain('## Earlier in this session');
+    expect(resumed.context.pack).not.toContain('secret to them');
+    await bot.close();
+  });
+
+  it('resume of a session nothing was recorded in has an empty tail and a pack that says so', async () => {
+    const bot = new Agent(ns, 'local', 'support-bot', { baseUrl: loom.url, token });
+    const resumed = await bot.session('never-recorded', { user_id: 'u9' }).resume({ query: 'anything about ledgers' });
+    expect(resumed.tail).toEqual([]);
+    expect(resumed.context.pack).toBe('# Context for: anything about ledgers\n\nNothing recorded bears on this yet.');
+    await bot.close();
+  });
+
+  it('RUNS-01, RUNS-03: bot.runs tracks a run around work, a Session links its turns to it, and reported usage gives it a cost', async () => {
+    await loom.record(ns);
+    const bot = new Agent(ns, 'local', 'support-bot', { baseUrl: loom.url, token });
+    const result = await bot.runs.track(
+      'Move invoices to the new ledger',
+      async (run) => {
+        const s = bot.session('thread-run', { run_id: run.run_id });
+        await s.append({ role: 'user', content: 'inside the run' });
+        await bot.runs.reportUsage(run.run_id, [{ usage_id: 'call-1', model: 'claude-sonnet-4-5', input_tokens: 1_000_000, output_tokens: 0 }]);
+        return run.run_id;
+      },
+      () => 'export job moved',
+    );
+    const run = await bot.runs.get(result);
+    expect(run).toMatchObject({ goal: 'Move invoices to the new ledger', status: 'succeeded', outcome: 'export job moved', agent: 'support-bot' });
+    expect(run.model_cost).toMatchObject({ reports: 1, cost_usd: 3 });
+    expect((await loom.admin.ok('conversation.list', { namespace: ns, thread_id: 'thread-run', agent: 'support-bot', run_id: result })).messages).toHaveLength(1);
+    await expect(bot.runs.track('doomed', async () => Promise.reject(new Error('the export job crashed')))).rejects.toThrow('the export job crashed');
+    const [failed] = (await bot.runs.list({ status: 'failed' })).runs;
+    expect(failed).toMatchObject({ goal: 'doomed', outcome: 'the export job crashed' });
+    await bot.close();
+  });
 });

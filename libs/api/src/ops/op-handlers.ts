@@ -1,7 +1,7 @@
 import { coversAllNamespaces, resolveNamespace, resolveUserId, type AuthService } from '@loom/auth';
 import { ALL_AGENTS, LoomError, type OpName } from '@loom/contracts';
 import type { ConversationPlane, NamespaceSet } from '@loom/conversations';
-import type { MemoryService } from '@loom/memory';
+import { ContextPackService, type MemoryService } from '@loom/memory';
 import { scopeFor, type BriefsService } from '@loom/briefs';
 import type { ErasureService } from '@loom/erasure';
 import type { RunsService } from '@loom/runs';
@@ -33,6 +33,7 @@ interface OpInputs {
   'memory.search': C.SearchMemoryRequest;
   'memory.recall': C.RecallRequest;
   'memory.extraction_status': C.ExtractionStatusRequest;
+  'context.pack': C.ContextPackRequest;
   'session.brief_save': C.BriefSaveRequest;
   'session.brief_get': C.BriefGetRequest;
   'session.brief_list': C.BriefListRequest;
@@ -64,6 +65,7 @@ function writingAgent(ctx: OpContext, op: string): string {
 export function createOpHandlers(plane: ConversationPlane, memory: MemoryService, briefs: BriefsService, erasure: ErasureService, runs: RunsService, auth: AuthService): OpHandlers {
   /** Every namespace the token covers: a person's data is erased (and exported) wherever it is. */
   const callerNamespaces = (ctx: OpContext): NamespaceSet => (coversAllNamespaces(ctx.principal) ? { all: true } : { all: false, namespaces: ctx.principal.namespaces });
+  const contextPack = new ContextPackService(memory, plane.search);
   return {
     'conversation.set_logging': async (ctx, input) => {
       await plane.recording.setLogging(ctx.namespace, input.enabled);
@@ -99,6 +101,7 @@ export function createOpHandlers(plane: ConversationPlane, memory: MemoryService
     'memory.search': (ctx, input) => memory.search(ctx.namespace, input),
     'memory.recall': (ctx, input) => memory.recall(ctx.namespace, input),
     'memory.extraction_status': (ctx, input) => memory.extractionStatus(ctx.namespace, input.extraction_id),
+    'context.pack': (ctx, input) => contextPack.pack(ctx.namespace, ctx.agent, input),
     'session.brief_save': (ctx, input) => briefs.save(ctx.namespace, writingAgent(ctx, 'session.brief_save'), scopeFor(ctx.principal), input),
     'session.brief_get': (ctx, input) => briefs.get(ctx.namespace, scopeFor(ctx.principal), input),
     'session.brief_list': (ctx, input) => briefs.list(ctx.namespace, ctx.agent, scopeFor(ctx.principal), input),
