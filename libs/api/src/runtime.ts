@@ -104,7 +104,9 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
       options: { maxAttempts: config.memoryExtraction.attempts, retryBaseMs: config.memoryExtraction.retryMs, pollMs: config.memoryExtraction.pollMs },
     });
     memory.start();
-    const briefs = new BriefsService(storage, leases, metered('brief', briefLlm(config, llm)), config.briefs, { metrics, logger });
+    // The org's switch for brief model calls is a live setting, read before each window.
+    const briefModelCalls = async () => (await plane.settings.get('session_brief_model_calls')) !== 0;
+    const briefs = new BriefsService(storage, leases, metered('brief', briefLlm(config, llm)), config.briefs, { metrics, logger }, briefModelCalls);
     const erasure = new ErasureService(storage, plane.fence, logger);
     const runs = new RunsService(storage, prices);
     const dispatcher = new OpDispatcher(createOpHandlers(plane, memory, briefs, erasure, runs, auth), auth, metrics, logger);

@@ -190,6 +190,36 @@ describe('Session briefs', () => {
     });
   });
 
+  describe("the org's switch for brief model calls (settings: session_brief_model_calls)", () => {
+    const setSwitch = (value: number) => loom.admin.ok('settings.set', { key: 'session_brief_model_calls', value });
+    afterEach(async () => setSwitch(1));
+
+    it('BRIEF-LLM-07: switched off after k windows were revised, the save keeps those k windows and revises no more', async () => {
+      const calls = llm.requests.length;
+      let n = 0;
+      answer = async () => {
+        // The org switches model calls off while the first window is being revised.
+        if (++n === 1) await setSwitch(0);
+        return REVISION;
+      };
+      const r = await ok('session.brief_save', { brief_key: 'k', events: events(15) });
+      expect(r).toMatchObject({ changed: true, author: 'llm', revision: 1, windows: { revised: 1, failed: 0, switched_off: 2 } });
+      expect(llm.requests.length - calls).toBe(1);
+      expect((await ok('session.brief_get', { brief_key: 'k' })).brief.sections.goal).toBe('Move invoices to the new ledger');
+    });
+
+    it('BRIEF-LLM-06: switched off before the first window, an events-only save writes nothing (not-revised); with sections, the sections are written', async () => {
+      await setSwitch(0);
+      const calls = llm.requests.length;
+      expect(await ok('session.brief_save', { brief_key: 'k', events: events(3) })).toEqual({ brief_key: 'k', changed: false, revision: 0, reason: 'not-revised' });
+      expect(llm.requests.length).toBe(calls);
+      const withSections = await ok('session.brief_save', { brief_key: 'k', events: events(3), sections: { goal: 'from the agent' } });
+      expect(withSections).toMatchObject({ changed: true, author: 'model', revision: 1 });
+      expect((await ok('session.brief_get', { brief_key: 'k' })).brief.sections).toMatchObject({ goal: 'from the agent', decisions: [] });
+      expect((await loom.admin.call('settings.set', { key: 'session_brief_model_calls', value: 2 })).status).toBe(400);
+    });
+  });
+
   describe('retries and if_revision', () => {
     it('BRIEF-RETRY-01, BRIEF-RETRY-02: repeating the last (session, event_cursor) writes nothing; a new cursor is a new revision', async () => {
       const body = { brief_key: 'k', session_id: 's', event_cursor: 'c1', sections: { goal: 'x' } };
@@ -286,5 +316,26 @@ describe('Session briefs without a model', () => {
       await noKey.close();
       await server.close();
     }
+  });
+
+  describe("an operator's extraction policy (LOOM_SESSION_BRIEF_EXTRACTION_POLICY=model-only)", () => {
+    it('BRIEF-LLM-04: the deterministic builder never runs, and no client summary is taken from the events', async () => {
+      const policy = await startTestLoom({ env: { LOOM_SESSION_BRIEF_EXTRACTION_POLICY: 'model-only', LOOM_CONVERSATION_TITLER_ENABLED: 'false' } });
+      try {
+        const api = await policy.as(uniqueNamespace(), 'writer');
+        const events = (n: number) => Array.from({ length: n }, (_, i) => ({ kind: 'assistant', text: `event ${i}: worked on the ledger export` }));
+        const summaryEvent = { kind: 'summary', text: 'The client\'s own summary of the session.' };
+        // No model and no builder: the events give nothing.
+        const r = await api.call('session.brief_save', { brief_key: 'k', events: [...events(3), summaryEvent] });
+        expect(r.body).toEqual({ brief_key: 'k', changed: false, revision: 0, reason: 'not-revised' });
+        const withSections = await api.call('session.brief_save', { brief_key: 'k', events: [...events(3), summaryEvent], sections: { goal: 'from the agent' } });
+        expect(withSections.body).toMatchObject({ changed: true, author: 'model' });
+        const { brief } = (await api.call('session.brief_get', { brief_key: 'k', full: true })).body;
+        expect(brief.client_summary).toBeNull();
+        expect(brief.sections.status).toBe('');
+      } finally {
+        await policy.close();
+      }
+    });
   });
 });

@@ -26,7 +26,16 @@ export interface BriefSettings {
   llm: boolean;
   windowChars: number;
   maxWindows: number;
+  /**
+   * LOOM_SESSION_BRIEF_EXTRACTION_POLICY: `builder` lets the deterministic builder serve saves
+   * with no model; `model-only` (an operator's extraction policy) never runs it, and takes no
+   * client summary from the events.
+   */
+  extractionPolicy: 'builder' | 'model-only';
 }
+
+/** The org's switch for brief model calls: true on, false off, and a throw when it cannot be read. */
+export type ModelCallsSwitch = () => Promise<boolean>;
 
 interface BriefRow {
   brief_key: string;
@@ -57,6 +66,7 @@ export class BriefsService {
     private readonly llm: LlmProvider,
     private readonly settings: BriefSettings,
     private readonly observe: { metrics?: LoomMetrics | undefined; logger?: Logger | undefined } = {},
+    private readonly modelCalls: ModelCallsSwitch = async () => true,
   ) {}
 
   async save(namespace: string, agent: string, scope: BriefScope, input: BriefSaveRequest): Promise<BriefSaveResponse> {
@@ -80,18 +90,29 @@ export class BriefsService {
     const before = current ? parseSections(current.sections) : emptySections();
     let sections = before;
     let author: BriefAuthor | undefined;
-    let windows: { revised: number; failed: number } | undefined;
+    let windows: { revised: number; failed: number; switched_off: number } | undefined;
     let eventsOutcome: 'none' | 'revised' | 'not-revised' | 'failed' = 'none';
     const events = input.events ?? [];
-    const summary = [...events].reverse().find((e) => e.kind === 'summary')?.text;
+    // Under an operator's extraction policy the client's own summary is not taken from the events.
+    const summary = this.settings.extractionPolicy === 'model-only' ? undefined : [...events].reverse().find((e) => e.kind === 'summary')?.text;
     if (events.length > 0) {
       if (input.use_llm === false) {
         eventsOutcome = 'not-revised';
       } else if (this.settings.llm && this.llm.name !== 'fake') {
-        windows = { revised: 0, failed: 0 };
+        windows = { revised: 0, failed: 0, switched_off: 0 };
         // At most maxWindows per save: the newest, which carry the state to resume from.
-        for (const window of eventWindows(events, this.settings.windowChars).slice(-this.settings.maxWindows)) {
-          const revised = await this.reviseWindow(sections, window);
+        const planned = eventWindows(events, this.settings.windowChars).slice(-this.settings.maxWindows);
+        for (const [i, window] of planned.entries()) {
+          // The org's switch, read before each call: off keeps what was revised and sends no more.
+          const allowed = await this.modelCalls().catch((error: unknown) => {
+            this.observe.logger?.warn({ err: error }, 'the model-calls switch could not be read; this brief window is held, not sent');
+            return undefined;
+          });
+          if (allowed === false) {
+            windows.switched_off = planned.length - i;
+            break;
+          }
+          const revised = allowed === undefined ? undefined : await this.reviseWindow(sections, window);
           if (revised) {
             sections = applyRevision(sections, revised);
             windows.revised += 1;
@@ -99,8 +120,12 @@ export class BriefsService {
             windows.failed += 1;
           }
         }
-        eventsOutcome = windows.revised > 0 ? 'revised' : 'failed';
+        const switchedOffFirst = windows.switched_off === planned.length;
+        eventsOutcome = windows.revised > 0 ? 'revised' : switchedOffFirst ? 'not-revised' : 'failed';
         if (windows.revised > 0) author = 'llm';
+      } else if (this.settings.extractionPolicy === 'model-only') {
+        // The operator's policy: no builder; without a model the events give nothing.
+        eventsOutcome = 'not-revised';
       } else {
         sections = applyRevision(sections, deterministicRevision(events, before.goal !== ''));
         eventsOutcome = 'revised';
@@ -115,7 +140,7 @@ export class BriefsService {
     } else if (eventsOutcome === 'not-revised') {
       return { brief_key: shown, changed: false, revision, reason: 'not-revised' };
     } else if (eventsOutcome === 'failed') {
-      throw new LoomError('unavailable', 'no event window of this save could be revised (every model call failed or did not parse); nothing was written; send the save again');
+      throw new LoomError('unavailable', 'no event window of this save could be revised (every model call failed, did not parse, or was held because the model-calls switch could not be read); nothing was written; send the save again');
     } else if (eventsOutcome === 'none') {
       throw new LoomError('invalid_input', 'a save needs events, sections or both', { fields: [{ field: 'events', message: 'give events or sections' }] });
     }

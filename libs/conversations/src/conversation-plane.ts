@@ -64,6 +64,7 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
   const settings = new LiveSettingsService(storage, {
     conversation_search_excerpt_chars: options.defaults.searchExcerptChars,
     conversation_search_min_similarity: options.defaults.searchMinSimilarity,
+    session_brief_model_calls: 1,
   });
   const embedder = new EmbeddingClient(options.requests, options.embedTimeoutMs, metrics);
   const turns = new TurnsRepository(storage);

@@ -262,7 +262,7 @@ describe('Reading & search', () => {
       const [hit] = (await op('conversation.search', { query: 'invoice reconciliation notes ledger totals' })).hits;
       expect(hit.excerpt).toBe(content.slice(0, 40));
       expect((await op('conversation.threads')).threads[0].excerpt).toBe(content.slice(0, 40));
-      expect(await loom.admin.ok('settings.get', {})).toEqual({ conversation_search_excerpt_chars: 40, conversation_search_min_similarity: 0.3 });
+      expect(await loom.admin.ok('settings.get', {})).toEqual({ conversation_search_excerpt_chars: 40, conversation_search_min_similarity: 0.3, session_brief_model_calls: 1 });
     } finally {
       await loom.admin.ok('settings.set', { key: 'conversation_search_excerpt_chars', value: 240 });
     }

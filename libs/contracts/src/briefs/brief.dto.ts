@@ -87,8 +87,12 @@ export interface BriefSaveResponse {
   author?: BriefAuthor;
   /** `not-revised`: an events-only save with no model to call. */
   reason?: 'not-revised' | 'retry';
-  /** Event windows the model revised, and those whose call failed (skipped). */
-  windows?: { revised: number; failed: number };
+  /**
+   * Event windows the model revised; those whose call failed, did not parse or was held because
+   * the switch could not be read (skipped); and those not sent because the org's model calls
+   * were switched off during the save.
+   */
+  windows?: { revised: number; failed: number; switched_off: number };
 }
 
 export class BriefGetRequest extends AgentScopedRequest {

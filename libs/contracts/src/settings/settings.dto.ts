@@ -1,7 +1,11 @@
 import { IsIn, IsNumber } from 'class-validator';
 
 /** Settings an admin can change while Loom runs; each takes effect without a restart. */
-export const LiveSettingKeys = ['conversation_search_excerpt_chars', 'conversation_search_min_similarity'] as const;
+/**
+ * `session_brief_model_calls` is the org's switch for the model calls that revise session briefs:
+ * 1 (on, the default) or 0 (off). A save reads it before each window.
+ */
+export const LiveSettingKeys = ['conversation_search_excerpt_chars', 'conversation_search_min_similarity', 'session_brief_model_calls'] as const;
 export type LiveSettingKey = (typeof LiveSettingKeys)[number];
 
 export class SetSettingRequest {

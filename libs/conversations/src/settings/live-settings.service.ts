@@ -8,6 +8,7 @@ const RANGES: Record<LiveSettingKey, { min: number; max: number; integer: boolea
   // Search hits show text from the embedding row, which keeps at most 2,048 characters.
   conversation_search_excerpt_chars: { min: 0, max: 2048, integer: true },
   conversation_search_min_similarity: { min: -1, max: 1, integer: false },
+  session_brief_model_calls: { min: 0, max: 1, integer: true },
 };
 
 /**

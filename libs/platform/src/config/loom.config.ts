@@ -59,7 +59,15 @@ export interface LoomConfig {
   memoryExtraction: { attempts: number; retryMs: number; pollMs: number };
   /** Prices added to (or replacing) Loom's list, by model name or name prefix. */
   modelPrices: Record<string, ModelPrice>;
-  briefs: { llm: boolean; model: string | undefined; baseUrl: string | undefined; apiKey: string | undefined; windowChars: number; maxWindows: number };
+  briefs: {
+    llm: boolean;
+    model: string | undefined;
+    baseUrl: string | undefined;
+    apiKey: string | undefined;
+    windowChars: number;
+    maxWindows: number;
+    extractionPolicy: 'builder' | 'model-only';
+  };
   titler: { enabled: boolean; windowHours: number; minTurns: number; maxThreadsPerPass: number; intervalSeconds: number; metricsPort: number };
   bootstrapAdminToken: string | undefined;
   logLevel: string;
@@ -108,6 +116,11 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   { name: 'LOOM_SESSION_BRIEF_LLM_API_KEY', default: '(unset)', meaning: 'the key of that model (never logged)' },
   { name: 'LOOM_SESSION_BRIEF_WINDOW_CHARS', default: '12000', meaning: 'characters of events one model call revises a brief from' },
   { name: 'LOOM_SESSION_BRIEF_MAX_WINDOWS', default: '4', meaning: 'most event windows revised per save (the newest)' },
+  {
+    name: 'LOOM_SESSION_BRIEF_EXTRACTION_POLICY',
+    default: 'builder',
+    meaning: "builder | model-only: model-only is an operator's extraction policy: the deterministic builder never runs (an events-only save with no model is not revised) and no client summary is taken from the events",
+  },
   { name: 'LOOM_RETENTION_CONVERSATIONS_DAYS', default: '0', meaning: 'opt-in TTL: transcript rows older than this many days (message time) leave the disk; 0 keeps them forever. Embedding rows have no TTL' },
   { name: 'LOOM_TIERING_CONVERSATIONS_WARM_DAYS', default: '0', meaning: "opt-in: transcript rows older than this many days move to the storage policy's volume named 'warm' (a ClickHouse server set up for it); 0 never" },
   { name: 'LOOM_MCP_SESSION_RUN_IDLE_SECONDS', default: '1800', meaning: "an MCP session's implicit run is closed after this long without a call" },
@@ -291,6 +304,7 @@ export function loadConfig(env: Env = process.env): LoomConfig {
       apiKey: str('LOOM_SESSION_BRIEF_LLM_API_KEY'),
       windowChars: int('LOOM_SESSION_BRIEF_WINDOW_CHARS', 12_000, 500, 1_000_000),
       maxWindows: int('LOOM_SESSION_BRIEF_MAX_WINDOWS', 4, 1, 100),
+      extractionPolicy: oneOf('LOOM_SESSION_BRIEF_EXTRACTION_POLICY', ['builder', 'model-only'], 'builder'),
     },
     titler: {
       enabled: bool('LOOM_CONVERSATION_TITLER_ENABLED', true),
