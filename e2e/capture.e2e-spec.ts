@@ -181,6 +181,30 @@ describe('capture clients and loom ingest-transcript', () => {
     expect(once.model_cost.cost_usd).toBeGreaterThan(0);
   });
 
+  it('CAPTURE-08: the hook records the session\'s tool actions as observations at each Stop, and hands them to memory extraction at session end', async () => {
+    const transcript = join(work, `tools-${ns}.jsonl`);
+    const source = readFileSync(sharedDataPath('transcripts', 'claude-code-spotter-tool_heavy.jsonl'), 'utf8').split('\n').filter(Boolean);
+    writeFileSync(transcript, source.slice(0, 20).join('\n') + '\n');
+    await hook({ session_id: 'cc-tools', transcript_path: transcript, hook_event_name: 'Stop' });
+    const listed = async () => (await loom.admin.ok('observe.list', { namespace: ns, session_id: 'cc-tools', limit: 200 })).observations as Array<{ obs_id: string; summary: string; outcome: string; crystallized_at: string | null }>;
+    const first = await listed();
+    expect(first.length).toBeGreaterThan(0);
+    expect(first.at(-1)).toMatchObject({ summary: 'Bash: mix phx.server', outcome: 'ok' });
+    appendFileSync(transcript, source.slice(20).join('\n') + '\n');
+    await hook({ session_id: 'cc-tools', transcript_path: transcript, hook_event_name: 'SessionEnd', reason: 'exit' });
+    const all = await listed();
+    const uses = source.flatMap((l) => (JSON.parse(l).message?.content ?? [])).filter((b: { type?: string }) => b?.type === 'tool_use');
+    expect(all.map((o) => o.obs_id).sort()).toEqual(uses.map((u: { id: string }) => u.id).sort());
+    expect(all.every((o) => o.crystallized_at !== null)).toBe(true);
+  });
+
+  it('CAPTURE-08: with LOOM_CAPTURE_OBSERVATIONS=false the hook records no tool action', async () => {
+    const transcript = join(work, `notools-${ns}.jsonl`);
+    copyFileSync(sharedDataPath('transcripts', 'claude-code-spotter-tool_heavy.jsonl'), transcript);
+    await hook({ session_id: 'cc-notools', transcript_path: transcript, hook_event_name: 'Stop' }, { LOOM_CAPTURE_OBSERVATIONS: 'false' });
+    expect((await loom.admin.ok('observe.list', { namespace: ns, session_id: 'cc-notools' })).observations).toEqual([]);
+  });
+
   it('CAPTURE-02, SETTINGS-08: with LOOM_CAPTURE_CONVERSATIONS=false the hook makes no append call', async () => {
     const transcript = join(work, `off-${ns}.jsonl`);
     copyFileSync(sharedDataPath('transcripts', 'claude-code-simonw-sample_session.jsonl'), transcript);

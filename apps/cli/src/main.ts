@@ -36,7 +36,7 @@ program
   .option('--json', 'print the outcome as one JSON line')
   .option(
     '--target <target>',
-    'transcript (conversation.append, the default) | memory (memory.set_from_messages, deferred, whether or not the namespace records) | brief (session.brief_save from the turns; the server condenses them) | run (the session as a run: begun when new, with the model usage the transcript reports)',
+    'transcript (conversation.append, the default) | memory (memory.set_from_messages, deferred, whether or not the namespace records) | brief (session.brief_save from the turns; the server condenses them) | run (the session as a run: begun when new, with the model usage the transcript reports) | observations (the tool actions of the session, through observe.record)',
     'transcript',
   )
   .option('--run-id <id>', 'the run: turns are linked to it (transcript), or it is the run reported (run; default <format>-<session id>)')
@@ -44,6 +44,8 @@ program
   .option('--no-usage', 'run: begin the run but report no model usage')
   .option('--since-usage-id <id>', 'run: send only the usage reports from this id on; the report of this id is sent again, as its response may have grown since (what a capture hook last sent)')
   .option('--end', "run: mark the run ended (the session finished with no verdict); a run already completed is left as it is")
+  .option('--since-obs-id <id>', 'observations: send only the tool actions from this id on (what a capture hook last sent; it is sent again)')
+  .option('--crystallize', "observations: then hand the session's new observations to memory extraction (observe.crystallize, deferred)")
   .action(ingestTranscriptCommand);
 
 const briefs = program.command('briefs').description('session briefs');

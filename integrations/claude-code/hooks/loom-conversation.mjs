@@ -12,12 +12,16 @@
 //   <format>-<session id>), and the model usage of each new API response in the transcript is
 //   reported to it (run.report_usage), which gives the run its model cost. SessionEnd marks the
 //   run `ended`. Recorded turns carry the run's id.
+// - Stop, PreCompact and SessionEnd: the session's new tool actions are recorded as episodic
+//   observations (observe.record: the tool and what it was asked to do, never its output), and
+//   SessionEnd hands them to memory extraction (observe.crystallize) unless LOOM_CAPTURE_MEMORY=false.
 //
 // Environment:
 //   LOOM_CAPTURE_CONVERSATIONS=false   turn transcript capture off (no append calls)
 //   LOOM_CAPTURE_MEMORY=false          turn the session-end hand-off to memory off
 //   LOOM_CAPTURE_BRIEFS=false          turn the brief saves and the session-start primer off
 //   LOOM_CAPTURE_USAGE=false           report no turn usage: the session's run has no model cost
+//   LOOM_CAPTURE_OBSERVATIONS=false    record no tool actions
 //   LOOM_NAMESPACE                     namespace to record into (default "default")
 //   LOOM_URL, LOOM_TOKEN               the gateway and a writer token
 //   LOOM_CLI                           how to run the loom command (default "loom")
@@ -52,6 +56,7 @@ async function main() {
   const statePath = join(stateDir, `${sessionId.replace(/[^A-Za-z0-9_.-]/g, '_')}.json`);
   let state = readState(statePath);
   state = await sessionRun(command, prefix, common, state, event === 'SessionEnd');
+  state = await sessionObservations(command, prefix, common, state, event === 'SessionEnd');
   writeState(stateDir, statePath, state);
   if (event === 'PreCompact' || event === 'SessionEnd') {
     if (briefsOn) {
@@ -110,6 +115,29 @@ async function sessionRun(command, prefix, common, state, end) {
     return { ...state, run_id: report.run_id, usage_id: report.last_usage_id ?? state.usage_id ?? null };
   } catch (error) {
     process.stderr.write(`loom capture: the session's run was not updated: ${error.message}\n`);
+    return state;
+  }
+}
+
+/** The session's tool actions since the last ones sent; at session end, handed to extraction too. A failure is reported and the hook goes on. */
+async function sessionObservations(command, prefix, common, state, end) {
+  if ((env.LOOM_CAPTURE_OBSERVATIONS ?? '').toLowerCase() === 'false') return state;
+  const args = [
+    ...prefix,
+    'ingest-transcript',
+    ...common,
+    '--target',
+    'observations',
+    ...(env.LOOM_AGENT ? ['--agent', env.LOOM_AGENT] : []),
+    ...(state.obs_id ? ['--since-obs-id', state.obs_id] : []),
+    // Crystallizing is a hand-off to memory: LOOM_CAPTURE_MEMORY=false stops it with the other.
+    ...(end && (env.LOOM_CAPTURE_MEMORY ?? '').toLowerCase() !== 'false' ? ['--crystallize'] : []),
+  ];
+  try {
+    const report = JSON.parse((await run(command, args)).trim().split('\n').pop());
+    return { ...state, obs_id: report.last_obs_id ?? state.obs_id ?? null };
+  } catch (error) {
+    process.stderr.write(`loom capture: the session's tool actions were not recorded: ${error.message}\n`);
     return state;
   }
 }

@@ -1,6 +1,6 @@
 import { AuthService, TokenRepository } from '@loom/auth';
 import { runMigrations, Storage, type MigrationReport } from '@loom/clickhouse';
-import { MemoryService } from '@loom/memory';
+import { MemoryService, ObservationsService } from '@loom/memory';
 import { createConversationPlane, EmbeddingClient, InProcessThreadFence, StorageCheckedFence, StoredTurnKeys, type ConversationPlane, type TitlerWorker } from '@loom/conversations';
 import { MeteredLlm, ModelPrices, type LlmProvider, type LlmPurpose } from '@loom/providers';
 import { createLogger, installTracing, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
@@ -109,7 +109,8 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
     const briefs = new BriefsService(storage, leases, metered('brief', briefLlm(config, llm)), config.briefs, { metrics, logger }, briefModelCalls);
     const erasure = new ErasureService(storage, plane.fence, logger);
     const runs = new RunsService(storage, prices);
-    const dispatcher = new OpDispatcher(createOpHandlers(plane, memory, briefs, erasure, runs, auth), auth, metrics, logger);
+    const observations = new ObservationsService(storage, memory, leases);
+    const dispatcher = new OpDispatcher(createOpHandlers({ plane, memory, observations, briefs, erasure, runs, auth }), auth, metrics, logger);
     const mcp = new McpEndpoint(auth, dispatcher, runs, config.mcp.sessionRunIdleSeconds, logger);
     // Idle MCP runs are closed on a cadence well inside the idle time.
     const sweeper = setInterval(() => void mcp.sweep().catch((error: unknown) => logger.warn({ err: error }, 'closing idle MCP runs failed; next sweep retries')), Math.min(30, Math.max(1, config.mcp.sessionRunIdleSeconds / 2)) * 1000);

@@ -6,3 +6,4 @@ export * from './codex';
 export * from './parse';
 export * from './ingest';
 export * from './usage';
+export * from './observations';

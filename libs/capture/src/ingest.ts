@@ -1,4 +1,5 @@
 import { Limits, type RunModelCost, type UsageReport } from '@loom/contracts';
+import type { CapturedObservation } from './observations';
 import type { CapturedTurn } from './transcript';
 
 export interface IngestTarget {
@@ -107,6 +108,43 @@ export async function reportUsage(reports: readonly UsageReport[], target: Omit<
     outcome.model_cost = answer.model_cost;
   }
   return outcome;
+}
+
+/** Observations per observe.record call: well under the op's 2,000. */
+const OBSERVATION_CHUNK = 500;
+
+/**
+ * Records a session's tool actions through `observe.record`. Each carries the client's id for the
+ * action, so sending them again changes nothing but a late outcome.
+ */
+export async function recordObservations(
+  observations: readonly CapturedObservation[],
+  target: Omit<IngestTarget, 'threadId'> & { sessionId: string },
+): Promise<{ recorded: number; skipped_high: number }> {
+  const outcome = { recorded: 0, skipped_high: 0 };
+  for (let i = 0; i < observations.length; i += OBSERVATION_CHUNK) {
+    const answer = await callOp<{ recorded: number; skipped_high: number }>(target, 'observe.record', {
+      namespace: target.namespace,
+      session_id: target.sessionId,
+      observations: observations.slice(i, i + OBSERVATION_CHUNK),
+      ...(target.agent ? { agent: target.agent } : {}),
+      ...(target.userId ? { user_id: target.userId } : {}),
+    });
+    outcome.recorded += answer.recorded;
+    outcome.skipped_high += answer.skipped_high;
+  }
+  return outcome;
+}
+
+/** Hands the session's new observations to memory extraction (deferred): `observe.crystallize`. */
+export function crystallizeObservations(target: Omit<IngestTarget, 'threadId'> & { sessionId: string }): Promise<{ observations: number; extraction_id: string | null }> {
+  return callOp(target, 'observe.crystallize', {
+    namespace: target.namespace,
+    session_id: target.sessionId,
+    defer: true,
+    ...(target.agent ? { agent: target.agent } : {}),
+    ...(target.userId ? { user_id: target.userId } : {}),
+  });
 }
 
 /** Begins a capture run unless it exists; answers whether this call began it. */

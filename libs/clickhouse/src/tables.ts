@@ -15,6 +15,7 @@ export interface Tables {
   memories: string;
   memoryEvidence: string;
   memoryExtractions: string;
+  observations: string;
   sessionBriefs: string;
   sessionBriefRevisions: string;
   runs: string;
@@ -37,6 +38,7 @@ export function tablesFor(database: string): Tables {
     memories: `${database}.memories`,
     memoryEvidence: `${database}.memory_evidence`,
     memoryExtractions: `${database}.memory_extractions`,
+    observations: `${database}.observations`,
     sessionBriefs: `${database}.session_briefs`,
     sessionBriefRevisions: `${database}.session_brief_revisions`,
     runs: `${database}.runs`,

@@ -15,3 +15,4 @@ export * from './briefs/brief.dto';
 export * from './erasure/erasure.dto';
 export * from './runs/run.dto';
 export * from './context/context.dto';
+export * from './observe/observe.dto';

@@ -20,6 +20,7 @@ import { ExtractionStatusRequest, RecallRequest, SearchMemoryRequest, SetFromMes
 import { ListSavedMessagesRequest, SavedStatusRequest, SaveMessageRequest, SearchSavedMessagesRequest, UnsaveMessageRequest } from './conversations/saved.dto';
 import { GetSettingsRequest, SetSettingRequest } from './settings/settings.dto';
 import { ContextPackRequest } from './context/context.dto';
+import { ObserveCrystallizeRequest, ObserveListRequest, ObserveRecordRequest } from './observe/observe.dto';
 
 /**
  * The public ops: `POST /v1/ops/<name>`. Each names its request class (validated with
@@ -50,6 +51,9 @@ export const Ops = {
   'memory.recall': { role: 'viewer', request: RecallRequest },
   'memory.extraction_status': { role: 'viewer', request: ExtractionStatusRequest },
   'context.pack': { role: 'viewer', request: ContextPackRequest },
+  'observe.record': { role: 'writer', request: ObserveRecordRequest },
+  'observe.list': { role: 'viewer', request: ObserveListRequest },
+  'observe.crystallize': { role: 'writer', request: ObserveCrystallizeRequest },
   'session.brief_save': { role: 'writer', request: BriefSaveRequest, perUser: true },
   'session.brief_get': { role: 'viewer', request: BriefGetRequest, perUser: true },
   'session.brief_list': { role: 'viewer', request: BriefListRequest, perUser: true },

@@ -35,12 +35,12 @@ export class ErasureService {
     const where = byUser ? 'user_id = {user:String}' : '1';
     const params = { user: input.user_id ?? '', namespaces: namespaces.all ? [] : namespaces.namespaces };
     const inScope = namespaces.all ? '1' : 'namespace IN {namespaces:Array(String)}';
-    const erased = { turns: 0, embeddings: 0, threads: 0, memories: 0, evidence: 0, briefs: 0, runs: 0 };
+    const erased = { turns: 0, embeddings: 0, threads: 0, memories: 0, evidence: 0, briefs: 0, runs: 0, observations: 0 };
     const { tables } = this.storage;
 
     if (input.purge) {
       // Gone from disk: mutations that rewrite the parts, waited for.
-      const purged = [tables.conversations, tables.conversationEmbeddings, tables.conversationThreads, tables.memories, tables.memoryEvidence, tables.sessionBriefs, tables.sessionBriefRevisions, tables.runs, tables.runUsage, tables.memoryExtractions];
+      const purged = [tables.conversations, tables.conversationEmbeddings, tables.conversationThreads, tables.memories, tables.memoryEvidence, tables.sessionBriefs, tables.sessionBriefRevisions, tables.runs, tables.runUsage, tables.memoryExtractions, tables.observations];
       const counts = await Promise.all(
         purged.map(async (t) => {
           const [row] = await this.storage.query<{ n: string }>(`SELECT count() AS n FROM ${t} WHERE ${inScope}`, params);
@@ -52,6 +52,7 @@ export class ErasureService {
       }
       [erased.turns, erased.embeddings, erased.threads, erased.memories, erased.evidence, erased.briefs] = [counts[0]!, counts[1]!, counts[2]!, counts[3]!, counts[4]!, counts[5]!];
       erased.runs = counts[7]! + counts[8]!;
+      erased.observations = counts[10]!;
       this.logger?.warn({ erasure_id: erasureId, namespaces: namespaces.all ? '*' : namespaces.namespaces, ...erased }, 'namespaces purged');
       return { erasure_id: erasureId, subject: 'namespace_list', namespaces: namespaces.all ? '*' : namespaces.namespaces, erased, purged: true };
     }
@@ -92,6 +93,10 @@ export class ErasureService {
     const [evidence] = await this.storage.query<{ n: string }>(`SELECT count() AS n FROM ${tables.memoryEvidence} WHERE ${inScope} AND ${where}`, params);
     erased.evidence = Number(evidence?.n ?? 0);
     if (erased.evidence > 0) await this.storage.command(`DELETE FROM ${tables.memoryEvidence} WHERE ${inScope} AND ${where}`, params);
+    // A person's tool actions go with their evidence: what they did is theirs as much as what they said.
+    const [observed] = await this.storage.query<{ n: string }>(`SELECT count() AS n FROM ${tables.observations} WHERE ${inScope} AND ${where}`, params);
+    erased.observations = Number(observed?.n ?? 0);
+    if (erased.observations > 0) await this.storage.command(`DELETE FROM ${tables.observations} WHERE ${inScope} AND ${where}`, params);
     const briefWhere = byUser ? 'startsWith(brief_key, {prefix:String})' : '1';
     const briefs = await this.storage.query<Record<string, unknown>>(
       `SELECT * EXCEPT (version, deleted) FROM ${tables.sessionBriefs} FINAL WHERE ${inScope} AND ${briefWhere} AND deleted = 0`,

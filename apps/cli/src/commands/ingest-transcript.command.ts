@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { beginRun, endRun, handTurnsToMemory, ingestTurns, parseTranscript, parseUsage, reportUsage, saveSessionBrief, TranscriptFormats, type TranscriptFormat } from '@loom/capture';
+import { beginRun, crystallizeObservations, endRun, handTurnsToMemory, parseObservations, recordObservations, ingestTurns, parseTranscript, parseUsage, reportUsage, saveSessionBrief, TranscriptFormats, type TranscriptFormat } from '@loom/capture';
 import { loadConfig, newId } from '@loom/platform';
 import { readAdminToken } from '../admin-token';
 
@@ -22,9 +22,11 @@ export interface IngestTranscriptOptions {
   usage?: boolean;
   sinceUsageId?: string;
   end?: boolean;
+  sinceObsId?: string;
+  crystallize?: boolean;
 }
 
-const TARGETS = ['transcript', 'memory', 'brief', 'run'] as const;
+const TARGETS = ['transcript', 'memory', 'brief', 'run', 'observations'] as const;
 
 /**
  * `loom ingest-transcript`: a transcript file (Markdown `# user`/`# assistant` sections, a JSON
@@ -84,6 +86,10 @@ export async function ingestTranscriptCommand(options: IngestTranscriptOptions):
   }
   if (target === 'run') {
     await sessionRun(options, parsed, text, { url, token });
+    return;
+  }
+  if (target === 'observations') {
+    await sessionObservations(options, parsed, text, { url, token });
     return;
   }
   if (target === 'memory') {
@@ -150,4 +156,31 @@ async function sessionRun(options: IngestTranscriptOptions, parsed: ReturnType<t
 async function beginQuietly(target: { url: string; token: string; namespace: string; agent?: string | undefined; runId: string; goal: string }) {
   const began = await beginRun(target);
   return { run_id: target.runId, reports: 0, began, model_cost: null };
+}
+
+/**
+ * `--target observations`: the session's tool actions through observe.record (from
+ * `--since-obs-id` on: that one is sent again, its outcome may have arrived since), and with
+ * `--crystallize` the session's new observations handed to memory extraction.
+ */
+async function sessionObservations(options: IngestTranscriptOptions, parsed: ReturnType<typeof parseTranscript>, text: string, auth: { url: string; token: string }): Promise<void> {
+  const sessionId = options.threadId ?? parsed.sessionId;
+  if (!sessionId) throw new Error('this transcript names no session: pass --thread-id');
+  let observations = parseObservations(parsed.format, text);
+  if (options.sinceObsId) {
+    const at = observations.findIndex((o) => o.obs_id === options.sinceObsId);
+    if (at >= 0) observations = observations.slice(at);
+  }
+  const target = { ...auth, namespace: options.namespace, agent: options.agent, userId: options.userId, sessionId };
+  const recorded = observations.length > 0 ? await recordObservations(observations, target) : { recorded: 0, skipped_high: 0 };
+  const crystallized = options.crystallize ? await crystallizeObservations(target) : undefined;
+  const lastObsId = observations.length > 0 ? observations[observations.length - 1]!.obs_id : (options.sinceObsId ?? null);
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ format: parsed.format, target: 'observations', session_id: sessionId, sent: observations.length, ...recorded, ...(crystallized ? { crystallized } : {}), last_obs_id: lastObsId })}\n`);
+    return;
+  }
+  process.stdout.write(
+    `recorded ${recorded.recorded} tool action(s) of session ${sessionId}${recorded.skipped_high ? `; ${recorded.skipped_high} read as high and were not kept` : ''}` +
+      `${crystallized ? `; ${crystallized.observations} handed to memory extraction` : ''}\n`,
+  );
 }

@@ -1,7 +1,7 @@
 import { coversAllNamespaces, resolveNamespace, resolveUserId, type AuthService } from '@loom/auth';
 import { ALL_AGENTS, LoomError, type OpName } from '@loom/contracts';
 import type { ConversationPlane, NamespaceSet } from '@loom/conversations';
-import { ContextPackService, type MemoryService } from '@loom/memory';
+import { ContextPackService, type MemoryService, type ObservationsService } from '@loom/memory';
 import { scopeFor, type BriefsService } from '@loom/briefs';
 import type { ErasureService } from '@loom/erasure';
 import type { RunsService } from '@loom/runs';
@@ -34,6 +34,9 @@ interface OpInputs {
   'memory.recall': C.RecallRequest;
   'memory.extraction_status': C.ExtractionStatusRequest;
   'context.pack': C.ContextPackRequest;
+  'observe.record': C.ObserveRecordRequest;
+  'observe.list': C.ObserveListRequest;
+  'observe.crystallize': C.ObserveCrystallizeRequest;
   'session.brief_save': C.BriefSaveRequest;
   'session.brief_get': C.BriefGetRequest;
   'session.brief_list': C.BriefListRequest;
@@ -61,11 +64,22 @@ function writingAgent(ctx: OpContext, op: string): string {
   return ctx.agent;
 }
 
+/** The services the ops call. */
+export interface OpServices {
+  plane: ConversationPlane;
+  memory: MemoryService;
+  observations: ObservationsService;
+  briefs: BriefsService;
+  erasure: ErasureService;
+  runs: RunsService;
+  auth: AuthService;
+}
+
 /** Adapters from ops to services: take the validated input, call one service method, return. */
-export function createOpHandlers(plane: ConversationPlane, memory: MemoryService, briefs: BriefsService, erasure: ErasureService, runs: RunsService, auth: AuthService): OpHandlers {
+export function createOpHandlers({ plane, memory, observations, briefs, erasure, runs, auth }: OpServices): OpHandlers {
   /** Every namespace the token covers: a person's data is erased (and exported) wherever it is. */
   const callerNamespaces = (ctx: OpContext): NamespaceSet => (coversAllNamespaces(ctx.principal) ? { all: true } : { all: false, namespaces: ctx.principal.namespaces });
-  const contextPack = new ContextPackService(memory, plane.search);
+  const contextPack = new ContextPackService(memory, plane.search, observations);
   return {
     'conversation.set_logging': async (ctx, input) => {
       await plane.recording.setLogging(ctx.namespace, input.enabled);
@@ -102,6 +116,9 @@ export function createOpHandlers(plane: ConversationPlane, memory: MemoryService
     'memory.recall': (ctx, input) => memory.recall(ctx.namespace, input),
     'memory.extraction_status': (ctx, input) => memory.extractionStatus(ctx.namespace, input.extraction_id),
     'context.pack': (ctx, input) => contextPack.pack(ctx.namespace, ctx.agent, input),
+    'observe.record': (ctx, input) => observations.record(ctx.namespace, writingAgent(ctx, 'observe.record'), input),
+    'observe.list': (ctx, input) => observations.list(ctx.namespace, ctx.agent, input),
+    'observe.crystallize': (ctx, input) => observations.crystallize(ctx.namespace, input),
     'session.brief_save': (ctx, input) => briefs.save(ctx.namespace, writingAgent(ctx, 'session.brief_save'), scopeFor(ctx.principal), input),
     'session.brief_get': (ctx, input) => briefs.get(ctx.namespace, scopeFor(ctx.principal), input),
     'session.brief_list': (ctx, input) => briefs.list(ctx.namespace, ctx.agent, scopeFor(ctx.principal), input),

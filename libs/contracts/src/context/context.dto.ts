@@ -4,6 +4,7 @@ import { AgentScopedRequest, IdField } from '../common.dto';
 import { Limits } from '../limits';
 import type { SearchHit } from '../conversations/conversation.dto';
 import type { MemoryHit, RecallHit } from '../memory/memory.dto';
+import type { ObservationView } from '../observe/observe.dto';
 
 /**
  * context.pack: what Loom knows that bears on `query`, for one (user, session) scope, as hits and
@@ -32,6 +33,8 @@ export interface ContextPackResponse {
   conversation: SearchHit[];
   /** Turns extractions read (memory.recall by words). */
   evidence: RecallHit[];
+  /** The session's latest tool actions (observe.list), oldest first; empty without session_id. */
+  actions: ObservationView[];
   /** The sections as one text, cut at a line to `max_chars`. */
   pack: string;
   truncated: boolean;

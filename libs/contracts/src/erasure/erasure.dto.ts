@@ -19,7 +19,7 @@ export interface ErasureResponse {
   namespaces: string[] | '*';
   /** Rows tombstoned (or removed, with purge) per kind. */
   /** `runs` counts run rows and their usage reports; only a purge removes them (runs carry no person's text). */
-  erased: { turns: number; embeddings: number; threads: number; memories: number; evidence: number; briefs: number; runs: number };
+  erased: { turns: number; embeddings: number; threads: number; memories: number; evidence: number; briefs: number; runs: number; observations: number };
   purged: boolean;
 }
 
