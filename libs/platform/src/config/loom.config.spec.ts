@@ -80,7 +80,9 @@ describe('loadConfig', () => {
   });
 
   it('SETTINGS-06: brief condensing is on by default, with the deployment LLM unless a model and its key are given, 12,000-character windows, at most 4 per save', () => {
-    expect(loadConfig({}).briefs).toEqual({ llm: true, model: undefined, baseUrl: undefined, apiKey: undefined, windowChars: 12_000, maxWindows: 4 });
+    expect(loadConfig({}).briefs).toEqual({ llm: true, model: undefined, baseUrl: undefined, apiKey: undefined, windowChars: 12_000, maxWindows: 4, extractionPolicy: 'builder' });
+    expect(loadConfig({ LOOM_SESSION_BRIEF_EXTRACTION_POLICY: 'model-only' }).briefs.extractionPolicy).toBe('model-only');
+    expect(() => loadConfig({ LOOM_SESSION_BRIEF_EXTRACTION_POLICY: 'strict' })).toThrow(/LOOM_SESSION_BRIEF_EXTRACTION_POLICY must be one of builder, model-only/);
     expect(loadConfig({ LOOM_SESSION_BRIEF_LLM: 'false' }).briefs.llm).toBe(false);
   });
 
