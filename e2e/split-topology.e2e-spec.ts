@@ -25,7 +25,8 @@ describe('split topology (separate processes on NATS)', () => {
       embedders: 2,
       titlers: 2,
       gateways: 2,
-      env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'titles', LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS: '1' },
+      // Both gateways look for due deferred extractions every 100 ms, so their looks race.
+      env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'titles', LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS: '1', LOOM_MEMORY_EXTRACTION_POLL_MS: '100' },
     });
     storage = Storage.open({ url: topology.clickhouseUrl, database: topology.database, dataDir: '/nonexistent' });
   }, 120_000);
@@ -78,6 +79,55 @@ describe('split topology (separate processes on NATS)', () => {
     expect(results.every((pair) => pair.filter((r) => r.stored).length === 1)).toBe(true);
     // Every row, not only the latest version: the loser wrote nothing.
     expect(await countRows(storage, 'conversations', { namespace: ns }, false)).toBe(100);
+  });
+
+  it('deferred extractions accepted by either gateway run once each, though both replicas keep looking for due work (NATS KV leases)', async () => {
+    const ns = uniqueNamespace();
+    const apis = topology.urls.map((u) => new LoomApi(u, topology.admin.token));
+    const accepted = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        apis[i % 2]!.ok('memory.set_from_messages', { namespace: ns, defer: true, messages: [{ role: 'user', content: `marker-${ns}-${i}: the ledger moved` }] }),
+      ),
+    );
+    const status = (id: string) => topology.admin.ok('memory.extraction_status', { namespace: ns, extraction_id: id });
+    const deadline = Date.now() + 30_000;
+    while ((await Promise.all(accepted.map((a) => status(a.extraction_id)))).some((s) => s.status !== 'done') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect((await Promise.all(accepted.map((a) => status(a.extraction_id)))).map((s) => [s.status, s.attempts])).toEqual(accepted.map(() => ['done', 1]));
+    for (let i = 0; i < 10; i++) expect(llm.requests.filter((r) => JSON.stringify(r.body).includes(`marker-${ns}-${i}:`))).toHaveLength(1);
+  });
+
+  it('an MCP session started on one gateway replica is served by the other', async () => {
+    const ns = uniqueNamespace();
+    const token = (await topology.admin.ok('token.create', { namespace: ns, role: 'writer' })).token;
+    const rpc = async (url: string, method: string, session?: string) => {
+      const response = await fetch(`${url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...(session ? { 'mcp-session-id': session } : {}) },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: method === 'initialize' ? { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'split-test', version: '1' } } : {} }),
+      });
+      return { status: response.status, session: response.headers.get('mcp-session-id'), body: (await response.json()) as { result?: { tools: Array<{ name: string }> } } };
+    };
+    const init = await rpc(topology.urls[0]!, 'initialize');
+    const listed = await rpc(topology.urls[1]!, 'tools/list', init.session!);
+    expect(listed.status).toBe(200);
+    expect(listed.body.result!.tools.map((t) => t.name)).toEqual(['loom_search']);
+  });
+
+  it('observe.crystallize sent to both gateways at once hands a session\'s observations over once', async () => {
+    const ns = uniqueNamespace();
+    const apis = topology.urls.map((u) => new LoomApi(u, topology.admin.token));
+    await apis[0]!.ok('observe.record', { namespace: ns, session_id: 's', observations: [{ obs_id: 'a1', tool: 'Bash', summary: 'Bash: npm test', outcome: 'error' }] });
+    const both = await Promise.all(apis.map((api) => api.ok('observe.crystallize', { namespace: ns, session_id: 's', defer: true })));
+    expect(both.map((r) => r.observations).sort()).toEqual([0, 1]);
+  });
+
+  it('run usage reported through both gateways at once is counted once per call', async () => {
+    const ns = uniqueNamespace();
+    const apis = topology.urls.map((u) => new LoomApi(u, topology.admin.token));
+    const reports = Array.from({ length: 20 }, (_, i) => ({ usage_id: `call-${i}`, model: 'claude-sonnet-4-5', input_tokens: 1_000_000, output_tokens: 0 }));
+    await Promise.all(apis.map((api) => api.ok('run.report_usage', { namespace: ns, run_id: 'r', goal: 'split session', reports })));
+    const { run } = await topology.admin.ok('run.get', { namespace: ns, run_id: 'r' });
+    expect(run.model_cost).toMatchObject({ reports: 20, input_tokens: 20_000_000, cost_usd: 60 });
   });
 
   it('each embedder serves its own /metrics, with batch sizes and trace-free counters', async () => {

@@ -1,4 +1,5 @@
 import { startTestLoom, uniqueNamespace, type TestLoom } from '../../testing/src';
+import { McpEndpoint } from './mcp/mcp-endpoint';
 
 describe('MCP endpoint (/mcp)', () => {
   let loom: TestLoom;
@@ -75,5 +76,20 @@ describe('MCP endpoint (/mcp)', () => {
     const bad = await fetch(`${loom.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer nope' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }) });
     expect(bad.status).toBe(401);
     expect((await rpc('tools/list')).status).toBe(404);
+  });
+
+  it('a session started on one gateway replica is served by another (sessions are stored, not kept in one process)', async () => {
+    const session = await connect();
+    const runtime = loom.gateway.runtime;
+    // A second replica: its own endpoint and an empty session cache, over the same storage.
+    const replica = new McpEndpoint(runtime.auth, runtime.dispatcher, runtime.runs, 60, runtime.storage);
+    const call = (method: string, sessionId: string | undefined) =>
+      replica.handle(JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: {} }), { authorization: `Bearer ${token}`, sessionId, toolset: undefined, namespace: undefined });
+    const listed = await call('tools/list', session);
+    expect(listed.status).toBe(200);
+    expect((listed.body as any).result.tools.map((t: { name: string }) => t.name)).toEqual(['loom_search']);
+    const unknown = await call('tools/list', 'not-a-session');
+    expect(unknown.status).toBe(404);
+    expect((unknown.body as any).error.message).toMatch(/send initialize first/);
   });
 });

@@ -111,7 +111,7 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
     const runs = new RunsService(storage, prices);
     const observations = new ObservationsService(storage, memory, leases);
     const dispatcher = new OpDispatcher(createOpHandlers({ plane, memory, observations, briefs, erasure, runs, auth }), auth, metrics, logger);
-    const mcp = new McpEndpoint(auth, dispatcher, runs, config.mcp.sessionRunIdleSeconds, logger);
+    const mcp = new McpEndpoint(auth, dispatcher, runs, config.mcp.sessionRunIdleSeconds, storage, logger);
     // Idle MCP runs are closed on a cadence well inside the idle time.
     const sweeper = setInterval(() => void mcp.sweep().catch((error: unknown) => logger.warn({ err: error }, 'closing idle MCP runs failed; next sweep retries')), Math.min(30, Math.max(1, config.mcp.sessionRunIdleSeconds / 2)) * 1000);
     sweeper.unref();

@@ -16,6 +16,7 @@ export interface Tables {
   memoryEvidence: string;
   memoryExtractions: string;
   observations: string;
+  mcpSessions: string;
   sessionBriefs: string;
   sessionBriefRevisions: string;
   runs: string;
@@ -39,6 +40,7 @@ export function tablesFor(database: string): Tables {
     memoryEvidence: `${database}.memory_evidence`,
     memoryExtractions: `${database}.memory_extractions`,
     observations: `${database}.observations`,
+    mcpSessions: `${database}.mcp_sessions`,
     sessionBriefs: `${database}.session_briefs`,
     sessionBriefRevisions: `${database}.session_brief_revisions`,
     runs: `${database}.runs`,

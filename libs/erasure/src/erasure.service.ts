@@ -40,7 +40,7 @@ export class ErasureService {
 
     if (input.purge) {
       // Gone from disk: mutations that rewrite the parts, waited for.
-      const purged = [tables.conversations, tables.conversationEmbeddings, tables.conversationThreads, tables.memories, tables.memoryEvidence, tables.sessionBriefs, tables.sessionBriefRevisions, tables.runs, tables.runUsage, tables.memoryExtractions, tables.observations];
+      const purged = [tables.conversations, tables.conversationEmbeddings, tables.conversationThreads, tables.memories, tables.memoryEvidence, tables.sessionBriefs, tables.sessionBriefRevisions, tables.runs, tables.runUsage, tables.memoryExtractions, tables.observations, tables.mcpSessions];
       const counts = await Promise.all(
         purged.map(async (t) => {
           const [row] = await this.storage.query<{ n: string }>(`SELECT count() AS n FROM ${t} WHERE ${inScope}`, params);

@@ -1,4 +1,4 @@
-import { formatMillis, toIso, type Storage } from '@loom/clickhouse';
+import { Conditions, formatMillis, toIso, type Storage } from '@loom/clickhouse';
 import {
   ALL_AGENTS,
   LoomError,
@@ -87,23 +87,18 @@ export class ObservationsService {
   }
 
   async list(namespace: string, agent: string, input: ObserveListRequest): Promise<ObserveListResponse> {
-    const conditions = ['namespace = {ns:String}'];
-    const params: Record<string, unknown> = { ns: namespace, limit: input.limit ?? 100 };
-    const add = (condition: string, key: string, value: unknown): void => {
-      conditions.push(condition);
-      params[key] = value;
-    };
-    if (agent !== ALL_AGENTS) add('agent = {agent:String}', 'agent', agent);
-    if (input.session_id !== undefined) add('session_id = {session:String}', 'session', input.session_id);
-    if (input.user_id !== undefined) add('user_id = {user:String}', 'user', input.user_id);
-    if (input.outcome !== undefined) add('outcome = {outcome:String}', 'outcome', input.outcome);
-    if (input.since !== undefined) add("ts >= {since:DateTime64(3, 'UTC')}", 'since', formatMillis(new Date(input.since)));
+    const where = new Conditions('namespace = {ns:String}', { ns: namespace, limit: input.limit ?? 100 })
+      .when(agent === ALL_AGENTS ? undefined : agent, 'agent = {agent:String}', 'agent')
+      .when(input.session_id, 'session_id = {session:String}', 'session')
+      .when(input.user_id, 'user_id = {user:String}', 'user')
+      .when(input.outcome, 'outcome = {outcome:String}', 'outcome')
+      .when(input.since === undefined ? undefined : formatMillis(new Date(input.since)), "ts >= {since:DateTime64(3, 'UTC')}", 'since');
     const rows = await this.storage.query<ObservationRow>(
       `SELECT ${COLUMNS} FROM ${this.storage.tables.observations} FINAL
-       WHERE ${conditions.join(' AND ')}
+       WHERE ${where}
        ORDER BY ts DESC, obs_id DESC
        LIMIT {limit:UInt32}`,
-      params,
+      where.params,
     );
     return { observations: rows.map(view) };
   }

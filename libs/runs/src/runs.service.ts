@@ -1,4 +1,4 @@
-import { formatMillis, toIso, type Storage } from '@loom/clickhouse';
+import { Conditions, formatMillis, toIso, type Storage } from '@loom/clickhouse';
 import {
   ALL_AGENTS,
   LoomError,
@@ -91,26 +91,16 @@ export class RunsService {
 
   /** Runs newest first, with their model cost and the cost of the page. */
   async list(namespace: string, agent: string, input: RunListRequest): Promise<RunListResponse> {
-    const conditions = ['namespace = {ns:String}'];
-    const params: Record<string, unknown> = { ns: namespace, limit: input.limit ?? 20, offset: input.offset ?? 0 };
-    if (agent !== ALL_AGENTS) {
-      conditions.push('agent = {agent:String}');
-      params['agent'] = agent;
-    }
-    if (input.status !== undefined) {
-      conditions.push('status = {status:String}');
-      params['status'] = input.status;
-    }
-    if (input.since !== undefined) {
-      conditions.push("started_at >= {since:DateTime64(3, 'UTC')}");
-      params['since'] = formatMillis(new Date(input.since));
-    }
+    const where = new Conditions('namespace = {ns:String}', { ns: namespace, limit: input.limit ?? 20, offset: input.offset ?? 0 })
+      .when(agent === ALL_AGENTS ? undefined : agent, 'agent = {agent:String}', 'agent')
+      .when(input.status, 'status = {status:String}', 'status')
+      .when(input.since === undefined ? undefined : formatMillis(new Date(input.since)), "started_at >= {since:DateTime64(3, 'UTC')}", 'since');
     const rows = await this.storage.query<RunRow>(
       `SELECT ${COLUMNS} FROM ${this.storage.tables.runs} FINAL
-       WHERE ${conditions.join(' AND ')}
+       WHERE ${where}
        ORDER BY started_at DESC, run_id
        LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
-      params,
+      where.params,
     );
     const costs = await this.costs(namespace, rows.map((r) => r.run_id));
     const priced = [...costs.values()];

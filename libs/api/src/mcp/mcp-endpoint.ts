@@ -1,6 +1,7 @@
 import { resolveNamespace, type AuthService } from '@loom/auth';
+import { formatMillis, type Storage } from '@loom/clickhouse';
 import { LoomError } from '@loom/contracts';
-import type { Logger } from '@loom/platform';
+import { nextVersion, type Logger } from '@loom/platform';
 import type { RunsService } from '@loom/runs';
 import { randomUUID } from 'node:crypto';
 import type { OpDispatcher } from '../ops/op-dispatcher';
@@ -77,11 +78,14 @@ export interface McpReply {
   body: unknown;
 }
 
+/** Sessions this replica has seen, kept in memory; storage has them all. */
+const CACHED_SESSIONS = 10_000;
+
 /**
  * The MCP endpoint (`POST /mcp`, JSON-RPC over streamable HTTP, JSON answers). Each session gets
  * an implicit run in the run ledger, touched by every call and closed by `sweep` after
- * LOOM_MCP_SESSION_RUN_IDLE_SECONDS without one. Sessions live in this gateway's memory: a
- * client that lands on another replica initializes again.
+ * LOOM_MCP_SESSION_RUN_IDLE_SECONDS without one. Sessions are stored, so any gateway replica
+ * serves a session another one started.
  */
 export class McpEndpoint {
   private readonly sessions = new Map<string, McpSession>();
@@ -91,6 +95,7 @@ export class McpEndpoint {
     private readonly dispatcher: OpDispatcher,
     private readonly runs: RunsService,
     private readonly idleSeconds: number,
+    private readonly storage: Storage,
     private readonly logger?: Logger,
   ) {}
 
@@ -109,7 +114,11 @@ export class McpEndpoint {
         const client = (message.params?.['clientInfo'] as { name?: string } | undefined)?.name ?? 'an MCP client';
         const { run } = await this.runs.begin(namespace, 'mcp', { goal: `MCP session of ${client}` }, 'mcp');
         const sessionId = randomUUID();
-        this.sessions.set(sessionId, { namespace, runId: run.run_id, toolset: request.toolset === 'all' ? 'all' : 'core' });
+        const session: McpSession = { namespace, runId: run.run_id, toolset: request.toolset === 'all' ? 'all' : 'core' };
+        await this.storage.insert(this.storage.tables.mcpSessions, [
+          { session_id: sessionId, namespace, run_id: run.run_id, toolset: session.toolset, created_at: formatMillis(), version: nextVersion() },
+        ]);
+        this.remember(sessionId, session);
         return {
           status: 200,
           headers: { 'mcp-session-id': sessionId },
@@ -121,8 +130,8 @@ export class McpEndpoint {
         };
       }
       if (message.method?.startsWith('notifications/')) return { status: 202, headers: {}, body: undefined };
-      const session = request.sessionId ? this.sessions.get(request.sessionId) : undefined;
-      if (!session) return rpcError(id, -32001, 'no MCP session: send initialize first (a session lives on the gateway that started it)', 404);
+      const session = request.sessionId ? await this.session(request.sessionId) : undefined;
+      if (!session) return rpcError(id, -32001, 'no MCP session with this Mcp-Session-Id: send initialize first', 404);
       await this.runs.touch(session.namespace, session.runId);
       const tools = session.toolset === 'all' ? ALL_TOOLS : CORE_TOOLS;
       switch (message.method) {
@@ -150,6 +159,26 @@ export class McpEndpoint {
       this.logger?.error({ err: error }, 'MCP request failed');
       return rpcError(id, -32603, 'internal error');
     }
+  }
+
+  /** The session, from this replica's memory or from storage (one another replica started). */
+  private async session(sessionId: string): Promise<McpSession | undefined> {
+    const known = this.sessions.get(sessionId);
+    if (known) return known;
+    const [row] = await this.storage.query<{ namespace: string; run_id: string; toolset: string }>(
+      `SELECT namespace, run_id, toolset FROM ${this.storage.tables.mcpSessions} FINAL WHERE session_id = {id:String}`,
+      { id: sessionId },
+    );
+    if (!row) return undefined;
+    const session: McpSession = { namespace: row.namespace, runId: row.run_id, toolset: row.toolset === 'all' ? 'all' : 'core' };
+    this.remember(sessionId, session);
+    return session;
+  }
+
+  private remember(sessionId: string, session: McpSession): void {
+    // The oldest entry makes room: a session it held is read from storage again when it returns.
+    if (this.sessions.size >= CACHED_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
+    this.sessions.set(sessionId, session);
   }
 
   /** Closes the implicit runs of sessions idle for LOOM_MCP_SESSION_RUN_IDLE_SECONDS. */
