@@ -205,6 +205,21 @@ describe('capture clients and loom ingest-transcript', () => {
     expect((await loom.admin.ok('observe.list', { namespace: ns, session_id: 'cc-notools' })).observations).toEqual([]);
   });
 
+  it('RUNS-02: loom runs list shows each run with its model cost, newest first, and the total', async () => {
+    await loom.admin.ok('run.begin', { namespace: ns, run_id: 'quiet', goal: 'A run that reported nothing' });
+    await loom.admin.ok('run.report_usage', { namespace: ns, run_id: 'costly', goal: 'Claude Code session in billing (main)', reports: [{ usage_id: 'm1', model: 'claude-sonnet-4-5', input_tokens: 1_000_000, output_tokens: 100_000 }] });
+    const { stdout } = await cli('runs', 'list', '--namespace', ns, '--since', '1h');
+    const lines = stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^started\s+status\s+agent\s+cost\s+calls\s+goal$/);
+    expect(lines[1]).toMatch(/running\s+default\s+\$4\.50\s+1\s+Claude Code session in billing \(main\)$/);
+    expect(lines[2]).toMatch(/running\s+default\s+-\s+-\s+A run that reported nothing$/);
+    expect(lines.at(-1)).toBe('2 run(s): $4.50 for 1 model call(s)');
+    const json = JSON.parse((await cli('runs', 'list', '--namespace', ns, '--json')).stdout);
+    expect(json.runs.map((r: { run_id: string }) => r.run_id)).toEqual(['costly', 'quiet']);
+    const bad = await cli('runs', 'list', '--namespace', ns, '--since', 'yesterday').catch((e: { stderr: string }) => e);
+    expect((bad as { stderr: string }).stderr).toContain('--since must be an ISO time or a span such as 7d, 24h or 30m');
+  });
+
   it('CAPTURE-02, SETTINGS-08: with LOOM_CAPTURE_CONVERSATIONS=false the hook makes no append call', async () => {
     const transcript = join(work, `off-${ns}.jsonl`);
     copyFileSync(sharedDataPath('transcripts', 'claude-code-simonw-sample_session.jsonl'), transcript);

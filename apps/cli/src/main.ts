@@ -7,6 +7,7 @@ import { tokenCreateCommand } from './commands/token.command';
 import { reembedCommand } from './commands/reembed.command';
 import { ingestTranscriptCommand } from './commands/ingest-transcript.command';
 import { briefsGetCommand, briefsListCommand } from './commands/briefs.command';
+import { runsListCommand } from './commands/runs.command';
 
 const program = new Command('loom').description('Loom: a memory of coding-agent sessions').showHelpAfterError();
 
@@ -65,6 +66,20 @@ briefs
   .option('--url <url>', 'the gateway (default $LOOM_URL)')
   .option('--token <token>', 'a viewer token (default $LOOM_TOKEN)')
   .action(briefsGetCommand);
+
+const runs = program.command('runs').description('agent runs and what their model calls cost');
+runs
+  .command('list')
+  .description('the namespace\'s runs, newest first, with their model cost and the total')
+  .requiredOption('--namespace <ns>', 'the namespace')
+  .option('--agent <agent>', 'one agent\'s runs (default: every agent)')
+  .option('--status <status>', 'running | succeeded | failed | abandoned | ended | idle_closed')
+  .option('--since <when>', 'runs begun since an ISO time or a span back from now (7d, 24h, 30m)')
+  .option('--limit <n>', 'most runs (default 20, at most 200)')
+  .option('--url <url>', 'the gateway (default $LOOM_URL)')
+  .option('--token <token>', 'a viewer token (default $LOOM_TOKEN)')
+  .option('--json', 'print JSON')
+  .action(runsListCommand);
 
 const token = program.command('token').description('API tokens');
 token

@@ -1,4 +1,4 @@
-import { Limits, type RunModelCost, type UsageReport } from '@loom/contracts';
+import { Limits, type RunListResponse, type RunModelCost, type UsageReport } from '@loom/contracts';
 import type { CapturedObservation } from './observations';
 import type { CapturedTurn } from './transcript';
 
@@ -267,6 +267,11 @@ export async function saveSessionBrief(
     events: events.length > 0 ? events : [{ kind: 'note', text: 'session ended with no new turns' }],
   });
   return { ...answer, events: events.length };
+}
+
+/** The namespace's runs, newest first, with their model cost and the page's (run.list). */
+export function listRuns(target: { url: string; token: string; namespace: string }, filters: { agent?: string; status?: string; since?: string; limit?: number }): Promise<RunListResponse> {
+  return callOp(target, 'run.list', { namespace: target.namespace, agent: filters.agent ?? '*', ...(filters.status ? { status: filters.status } : {}), ...(filters.since ? { since: filters.since } : {}), limit: filters.limit ?? 20 });
 }
 
 /** The namespace's saved briefs, one line each: what a session-start primer names (and never loads). */
