@@ -22,7 +22,8 @@ export class LiveSettingsService {
     private readonly storage: Storage,
     private readonly defaults: SettingsResponse,
   ) {
-    this.cache = new RefreshingCache(CACHE_MS, () => this.load());
+    // Settings are read on every search: an expired value is answered while one load replaces it.
+    this.cache = new RefreshingCache(CACHE_MS, () => this.load(), { staleWhileRevalidate: true });
   }
 
   all(): Promise<SettingsResponse> {

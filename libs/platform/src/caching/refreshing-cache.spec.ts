@@ -32,4 +32,46 @@ describe('RefreshingCache', () => {
     cache.set('ns', true);
     expect(await cache.get('ns')).toBe(true);
   });
+
+  it('with staleWhileRevalidate, an expired entry is answered at once while one load replaces it', async () => {
+    let loads = 0;
+    let release: () => void = () => undefined;
+    const cache = new RefreshingCache<string, number>(
+      20,
+      async () => {
+        loads += 1;
+        if (loads > 1) await new Promise<void>((r) => (release = r));
+        return loads;
+      },
+      { staleWhileRevalidate: true },
+    );
+    expect(await cache.get('k')).toBe(1);
+    await new Promise((r) => setTimeout(r, 30));
+    // Expired: the old value comes back at once, and one reload starts for all callers.
+    expect(await Promise.all([cache.get('k'), cache.get('k')])).toEqual([1, 1]);
+    expect(loads).toBe(2);
+    release();
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await cache.get('k')).toBe(2);
+  });
+
+  it('a load begun before a delete neither answers nor overwrites the read that follows it', async () => {
+    let stored = 'old';
+    let release: () => void = () => undefined;
+    let slow = true;
+    const cache = new RefreshingCache<string, string>(1000, async () => {
+      const value = stored;
+      if (slow) await new Promise<void>((r) => (release = r));
+      return value;
+    });
+    const early = cache.get('k');
+    // Another caller writes storage and forgets the entry while the first load still runs.
+    stored = 'new';
+    slow = false;
+    cache.delete('k');
+    expect(await cache.get('k')).toBe('new');
+    release();
+    expect(await early).toBe('old');
+    expect(await cache.get('k')).toBe('new');
+  });
 });
