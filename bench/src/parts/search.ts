@@ -1,3 +1,4 @@
+import { execSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { SearchBaselineResult } from '../raw/tasks';
 import { runRawJob } from '../raw/runner';
@@ -79,6 +80,9 @@ export async function runSearchPart(ctx: BenchContext): Promise<SearchPartResult
       load.push({ toTurns: size, result });
       progress(`  loaded: ${loaded} turns (${result.throughput}/s, ${result.failed} failed)`);
       const settle = await settleMerges(client);
+      // The figure is search over turns at rest: the bulk load just written (about 1 GB at 100k
+      // turns) is flushed to disk first, as it would long be in a deployment that grew to this size.
+      execSync('sync');
       progress(`  background merges ${settle.merged ? 'settled' : 'still running'} after ${Math.round(settle.ms / 1000)} s; ${settle.activeParts} active parts in conversation_embeddings`);
       results.push({ ...(await measure(client, loaded, queries)), settle });
       const r = results[results.length - 1]!;

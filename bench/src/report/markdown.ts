@@ -289,7 +289,7 @@ function searchSection(s: SearchPartResult, meta: RunMeta): string {
   if (settled.length > 0) {
     out.push('');
     out.push(
-      'Each size is measured in steady state: after the load, the bench waits until Loom\'s `/metrics` shows no background merge running (`loom_storage_merges_running`). ' +
+      'Each size is measured at rest: after the load, the bench waits until Loom\'s `/metrics` shows no background merge running (`loom_storage_merges_running`), then flushes the file system (`sync`). ' +
         settled.map((z) => `At ${z.turns.toLocaleString('en-US')} turns that took ${f(z.settle!.ms / 1000, 0)} s${z.settle!.merged ? '' : ' (gave up; merges still running)'} and left ${z.settle!.activeParts} active parts.`).join(' '),
     );
   }
