@@ -11,26 +11,16 @@ import {
   type RunReportUsageResponse,
   type RunResponse,
   type RunSource,
-  type RunStatus,
   type RunView,
 } from '@loom/contracts';
 import { newId, nextVersion } from '@loom/platform';
 import { ModelPrices } from '@loom/providers';
 import { costsOf, sumCosts, type UsageSumRow } from './run-cost';
 
-interface RunRow {
+/** A runs row: the view's fields as stored (an empty outcome, engine timestamps), with its namespace. */
+interface RunRow extends Omit<RunView, 'outcome' | 'model_cost'> {
   namespace: string;
-  run_id: string;
-  agent: string;
-  goal: string;
-  status: RunStatus;
   outcome: string;
-  memories_used: string[];
-  wrote: string[];
-  source: RunSource;
-  started_at: string;
-  last_activity_at: string;
-  ended_at: string | null;
 }
 
 const COLUMNS = 'namespace, run_id, agent, goal, status, outcome, memories_used, wrote, source, started_at, last_activity_at, ended_at';

@@ -131,16 +131,9 @@ async function sessionRun(options: IngestTranscriptOptions, parsed: ReturnType<t
   const place = parsed.cwd ? ` in ${basename(parsed.cwd)}${parsed.branch ? ` (${parsed.branch})` : ''}` : '';
   const goal = options.goal ?? `${parsed.format === 'codex' ? 'Codex' : parsed.format === 'claude-code' ? 'Claude Code' : 'Agent'} session${place}`;
   const target = { ...auth, namespace: options.namespace, agent: options.agent, runId, goal };
-  let reports = options.usage === false ? [] : parseUsage(parsed.format, text);
-  if (options.sinceUsageId) {
-    const at = reports.findIndex((r) => r.usage_id === options.sinceUsageId);
-    // From it, not after it: a report sent again replaces itself, and a response cut off by
-    // the last read is then counted whole.
-    if (at >= 0) reports = reports.slice(at);
-  }
+  const { items: reports, lastId: lastUsageId } = resendFrom(options.usage === false ? [] : parseUsage(parsed.format, text), (r) => r.usage_id, options.sinceUsageId);
   const outcome = reports.length > 0 ? await reportUsage(reports, target) : await beginQuietly(target);
   const ended = options.end ? (await endRun(target)).ended : false;
-  const lastUsageId = reports.length > 0 ? reports[reports.length - 1]!.usage_id : (options.sinceUsageId ?? null);
   if (options.json) {
     process.stdout.write(`${JSON.stringify({ format: parsed.format, target: 'run', ...outcome, ended, last_usage_id: lastUsageId })}\n`);
     return;
@@ -166,15 +159,10 @@ async function beginQuietly(target: { url: string; token: string; namespace: str
 async function sessionObservations(options: IngestTranscriptOptions, parsed: ReturnType<typeof parseTranscript>, text: string, auth: { url: string; token: string }): Promise<void> {
   const sessionId = options.threadId ?? parsed.sessionId;
   if (!sessionId) throw new Error('this transcript names no session: pass --thread-id');
-  let observations = parseObservations(parsed.format, text);
-  if (options.sinceObsId) {
-    const at = observations.findIndex((o) => o.obs_id === options.sinceObsId);
-    if (at >= 0) observations = observations.slice(at);
-  }
+  const { items: observations, lastId: lastObsId } = resendFrom(parseObservations(parsed.format, text), (o) => o.obs_id, options.sinceObsId);
   const target = { ...auth, namespace: options.namespace, agent: options.agent, userId: options.userId, sessionId };
   const recorded = observations.length > 0 ? await recordObservations(observations, target) : { recorded: 0, skipped_high: 0 };
   const crystallized = options.crystallize ? await crystallizeObservations(target) : undefined;
-  const lastObsId = observations.length > 0 ? observations[observations.length - 1]!.obs_id : (options.sinceObsId ?? null);
   if (options.json) {
     process.stdout.write(`${JSON.stringify({ format: parsed.format, target: 'observations', session_id: sessionId, sent: observations.length, ...recorded, ...(crystallized ? { crystallized } : {}), last_obs_id: lastObsId })}\n`);
     return;
@@ -183,4 +171,15 @@ async function sessionObservations(options: IngestTranscriptOptions, parsed: Ret
     `recorded ${recorded.recorded} tool action(s) of session ${sessionId}${recorded.skipped_high ? `; ${recorded.skipped_high} read as high and were not kept` : ''}` +
       `${crystallized ? `; ${crystallized.observations} handed to memory extraction` : ''}\n`,
   );
+}
+
+/**
+ * What a capture hook sends again: the items from `since` on (that one included: a response or
+ * an action read half-written last time is then sent whole, and replaces itself), and the id to
+ * resume from next time. An unknown `since` sends everything, which the ids make harmless.
+ */
+function resendFrom<T>(items: T[], idOf: (item: T) => string, since: string | undefined): { items: T[]; lastId: string | null } {
+  const at = since === undefined ? -1 : items.findIndex((item) => idOf(item) === since);
+  const sent = at >= 0 ? items.slice(at) : items;
+  return { items: sent, lastId: sent.length > 0 ? idOf(sent[sent.length - 1]!) : (since ?? null) };
 }
