@@ -27,6 +27,7 @@ export interface GatewayRuntime {
   logger: Logger;
   migrations: MigrationReport;
   memory: MemoryService;
+  erasure: ErasureService;
   runs: RunsService;
   mcp: McpEndpoint;
   /** Embedded only: the titler runs in this process. Split, the titler app runs it. */
@@ -107,7 +108,11 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
     // The org's switch for brief model calls is a live setting, read before each window.
     const briefModelCalls = async () => (await plane.settings.get('session_brief_model_calls')) !== 0;
     const briefs = new BriefsService(storage, leases, metered('brief', briefLlm(config, llm)), config.briefs, { metrics, logger }, briefModelCalls);
-    const erasure = new ErasureService(storage, plane.fence, logger);
+    const erasure = new ErasureService(storage, plane.fence, logger, {
+      leases,
+      options: { maxAttempts: config.erasure.attempts, retryBaseMs: config.erasure.retryMs, pollMs: config.erasure.pollMs },
+    });
+    erasure.start();
     const runs = new RunsService(storage, prices);
     const observations = new ObservationsService(storage, memory, leases);
     const dispatcher = new OpDispatcher(createOpHandlers({ plane, memory, observations, briefs, erasure, runs, auth }), auth, metrics, logger);
@@ -129,6 +134,7 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
       logger,
       migrations,
       memory,
+      erasure,
       runs,
       mcp,
       titler,
@@ -136,6 +142,7 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
         clearInterval(sweeper);
         await titler?.stop();
         await memory.close();
+        await erasure.close();
         await transport.close();
         await storage.close();
       },

@@ -17,6 +17,7 @@ export interface Tables {
   memoryExtractions: string;
   observations: string;
   mcpSessions: string;
+  erasureRequests: string;
   sessionBriefs: string;
   sessionBriefRevisions: string;
   runs: string;
@@ -41,6 +42,7 @@ export function tablesFor(database: string): Tables {
     memoryExtractions: `${database}.memory_extractions`,
     observations: `${database}.observations`,
     mcpSessions: `${database}.mcp_sessions`,
+    erasureRequests: `${database}.erasure_requests`,
     sessionBriefs: `${database}.session_briefs`,
     sessionBriefRevisions: `${database}.session_brief_revisions`,
     runs: `${database}.runs`,

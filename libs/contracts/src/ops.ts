@@ -14,7 +14,7 @@ import {
 } from './conversations/conversation.dto';
 import { CreateTokenRequest, RevokeTokenRequest } from './auth/token.dto';
 import { BriefDeleteRequest, BriefGetRequest, BriefListRequest, BriefSaveRequest } from './briefs/brief.dto';
-import { ErasureExportRequest, ErasureRequest } from './erasure/erasure.dto';
+import { ErasureExportRequest, ErasureRequest, ErasureStatusRequest } from './erasure/erasure.dto';
 import { RunBeginRequest, RunCompleteRequest, RunGetRequest, RunListRequest, RunReportUsageRequest } from './runs/run.dto';
 import { ExtractionStatusRequest, RecallRequest, SearchMemoryRequest, SetFromMessagesRequest, SetMemoryRequest } from './memory/memory.dto';
 import { ListSavedMessagesRequest, SavedStatusRequest, SaveMessageRequest, SearchSavedMessagesRequest, UnsaveMessageRequest } from './conversations/saved.dto';
@@ -59,6 +59,7 @@ export const Ops = {
   'session.brief_list': { role: 'viewer', request: BriefListRequest, perUser: true },
   'session.brief_delete': { role: 'writer', request: BriefDeleteRequest, perUser: true },
   'erasure.request': { role: 'admin', request: ErasureRequest },
+  'erasure.status': { role: 'admin', request: ErasureStatusRequest },
   'erasure.export': { role: 'admin', request: ErasureExportRequest },
   'run.begin': { role: 'writer', request: RunBeginRequest },
   'run.complete': { role: 'writer', request: RunCompleteRequest },

@@ -1,6 +1,8 @@
 import { formatMicros, runMigrations } from '@loom/clickhouse';
 import { nextVersion } from '@loom/platform';
 import { openTestStorage, startTestLoom, tombstoneTurn, uniqueNamespace, type TestLoom } from '../../testing/src';
+import { InProcessThreadFence } from '@loom/conversations';
+import { ErasureService } from './erasure.service';
 import { applyRetention, conversationsTtl } from './retention';
 
 const DAY_US = 86_400_000_000;
@@ -98,6 +100,60 @@ describe('Erasure (erasure.request, erasure.export)', () => {
     expect(r.erased).toMatchObject({ turns: 1, embeddings: 1, threads: 1 });
     expect((await ok('conversation.threads', {})).threads).toEqual([]);
     expect(await rawCount('conversations')).toBeGreaterThan(0);
+  });
+
+  it('CONV-RET-08: a finished erasure answers status done with its counts, and erasure.status answers the same record later', async () => {
+    await append('t', 'm1', u1, 'u1 says something');
+    const done = await ok('erasure.request', { user_id: u1 });
+    expect(done).toMatchObject({ status: 'done', subject: 'user', attempts: 1, last_error: '', erased: { turns: 1, embeddings: 1 } });
+    expect(done.erasure_id).toMatch(/^era_/);
+    expect(await ok('erasure.status', { erasure_id: done.erasure_id })).toEqual(done);
+  });
+
+  it('CONV-RET-08: with wait false the request answers pending once stored, and the queue finishes it in the background', async () => {
+    await append('t', 'm1', u1, 'u1 asks about invoices');
+    await append('t', 'm2', u2, 'u2 asks about invoices');
+    const accepted = await ok('erasure.request', { user_id: u1, wait: false });
+    expect(accepted).toMatchObject({ status: 'pending', erased: null, attempts: 0, purged: false });
+    let status = accepted;
+    for (const deadline = Date.now() + 10_000; status.status === 'pending' && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 20));
+      status = await ok('erasure.status', { erasure_id: accepted.erasure_id });
+    }
+    expect(status).toMatchObject({ status: 'done', attempts: 1, erased: { turns: 1, embeddings: 1 } });
+    expect((await ok('conversation.list', { thread_id: 't' })).messages.map((m: { msg_id: string }) => m.msg_id)).toEqual(['m2']);
+  });
+
+  it('CONV-RET-08: a request a crash left pending (stored, not run) is finished by the next replica to start, and a second run erases nothing twice', async () => {
+    await append('t', 'm1', u1, 'u1 turn before the crash');
+    await append('t', 'm2', u2, 'u2 turn that stays');
+    const service = loom.gateway.runtime.erasure;
+    // As a gateway would leave it if it died right after storing the request.
+    const left = await service.queue.record(
+      { namespace: ns, erasure_id: `era_crash_${ns}`, subject: 'user', user_id: u1, namespaces: [ns], all_namespaces: false, purge: false, status: 'pending', erased: '' },
+      { background: false },
+    );
+    expect((await ok('erasure.status', { erasure_id: left.erasure_id })).status).toBe('pending');
+    // A replica starting up: its own queue, the same storage.
+    const restarted = new ErasureService(storage(), new InProcessThreadFence(), undefined, { options: { pollMs: 60_000 } });
+    restarted.start();
+    await restarted.queue.idle();
+    await restarted.close();
+    expect(await ok('erasure.status', { erasure_id: left.erasure_id })).toMatchObject({ status: 'done', erased: { turns: 1, embeddings: 1 } });
+    expect((await ok('conversation.list', { thread_id: 't' })).messages.map((m: { msg_id: string }) => m.msg_id)).toEqual(['m2']);
+    // Sent again, it finds nothing left of that person.
+    expect((await ok('erasure.request', { user_id: u1 })).erased).toMatchObject({ turns: 0, embeddings: 0 });
+  });
+
+  it('erasure.status: an unknown id is 404, a missing id 400, a writer 403; a purge keeps the request record', async () => {
+    expect((await loom.admin.call('erasure.status', { namespace: ns, erasure_id: 'era_nope' })).status).toBe(404);
+    const missing = await loom.admin.call('erasure.status', { namespace: ns });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.fields.map((f: { field: string }) => f.field)).toContain('erasure_id');
+    const writer = await loom.as(ns, 'writer');
+    expect((await writer.call('erasure.status', { erasure_id: 'era_nope' })).status).toBe(403);
+    const purge = await ok('erasure.request', { namespace_list: [ns], purge: true });
+    expect(await ok('erasure.status', { erasure_id: purge.erasure_id })).toMatchObject({ status: 'done', purged: true, namespaces: [ns] });
   });
 
   it('bad requests: both or neither subject, purge for a person, or a namespace the token does not cover', async () => {

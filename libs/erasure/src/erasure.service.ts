@@ -1,26 +1,86 @@
 import { formatMillis, toIso, type Storage } from '@loom/clickhouse';
-import { LoomError, type ErasureExportRequest, type ErasureExportResponse, type ErasureRequest, type ErasureResponse, type TurnRole } from '@loom/contracts';
+import { LoomError, type ErasedCounts, type ErasureExportRequest, type ErasureExportResponse, type ErasureRequest, type ErasureResponse, type TurnRole } from '@loom/contracts';
 import { decodePosition, EMBEDDING_COLUMNS, encodePosition, TRANSCRIPT_COLUMNS, type ThreadFence } from '@loom/conversations';
+import { StoredJobQueue, type JobState, type JobTable, type StoredJobQueueOptions } from '@loom/jobs';
+import { InMemoryLeaseManager, type LeaseManager } from '@loom/leases';
 import { newId, nextVersion, type Logger } from '@loom/platform';
 
 /** The namespaces an erasure or export covers: a list, or every namespace (an every-namespace token). */
 export type NamespaceScope = { all: true } | { all: false; namespaces: string[] };
 
+/** One erasure_requests row. */
+export interface ErasureRow extends JobState {
+  erasure_id: string;
+  subject: 'user' | 'namespace_list';
+  user_id: string;
+  namespaces: string[];
+  all_namespaces: boolean;
+  purge: boolean;
+  /** The counts as JSON once done, '' before. */
+  erased: string;
+}
+
+export type ErasureQueueOptions = StoredJobQueueOptions & {
+  /** How long a waiting erasure.request waits for a replica that took the request first. */
+  waitMs: number;
+};
+
+export const DefaultErasureQueueOptions: ErasureQueueOptions = { pollMs: 15_000, retryBaseMs: 30_000, maxAttempts: 5, batch: 20, waitMs: 120_000 };
+
+function erasureTable(storage: Storage): JobTable<ErasureRow> {
+  return {
+    table: storage.tables.erasureRequests,
+    idColumn: 'erasure_id',
+    columns: ['namespace', 'erasure_id', 'subject', 'user_id', 'namespaces', 'all_namespaces', 'purge', 'status', 'erased', 'attempts', 'last_error', 'next_attempt_at', 'created_at', 'updated_at'],
+    leaseKind: 'erasure',
+    messages: {
+      done: 'erasure done',
+      retry: 'erasure failed part-way; it is retried later, and every step is safe to run again',
+      failed: 'erasure failed for the last time; send erasure.request again once the cause (see last_error) is fixed',
+      lookFailed: 'looking for pending erasures failed; the next poll retries',
+    },
+    fromStorage: (row) => ({ ...row, all_namespaces: Boolean(row.all_namespaces), purge: Boolean(row.purge) }),
+  };
+}
+
+const NO_COUNTS: ErasedCounts = { turns: 0, embeddings: 0, threads: 0, memories: 0, evidence: 0, briefs: 0, runs: 0, observations: 0 };
 
 /**
- * erasure.request and erasure.export. A person's erasure tombstones every conversation row
- * carrying their user_id (saved messages too), their memories, evidence and bounded briefs;
- * a namespace erasure does so for everything in the namespaces, and with `purge` removes the
- * rows from disk. Embedding rows are erased with their subject but never exported.
+ * erasure.request, erasure.status and erasure.export. A person's erasure tombstones every
+ * conversation row carrying their user_id (saved messages too), their memories, evidence and
+ * bounded briefs; a namespace erasure does so for everything in the namespaces, and with `purge`
+ * removes the rows from disk. Embedding rows are erased with their subject but never exported.
+ *
+ * A request is stored before any row is touched and run under its lease (ADR 0011): a crash
+ * part-way leaves it pending, and any replica's queue finishes it. Every step selects only what
+ * is still live, so running a request again is safe.
  */
 export class ErasureService {
+  readonly queue: StoredJobQueue<ErasureRow>;
+  private readonly waitMs: number;
+
   constructor(
     private readonly storage: Storage,
     private readonly fence: ThreadFence,
     private readonly logger?: Logger,
-  ) {}
+    queue: { leases?: LeaseManager; options?: Partial<ErasureQueueOptions> } = {},
+  ) {
+    const { waitMs, ...options } = { ...DefaultErasureQueueOptions, ...queue.options };
+    this.waitMs = waitMs;
+    this.queue = new StoredJobQueue(storage, queue.leases ?? new InMemoryLeaseManager(), erasureTable(storage), (row) => this.perform(row), options, logger);
+  }
 
-  async erase(scope: NamespaceScope, input: ErasureRequest): Promise<ErasureResponse> {
+  /** Starts finishing erasures, first those a crash or a stop left pending. */
+  start(): void {
+    this.queue.start();
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+
+  /** Stores the request, then (unless `wait` is false) runs it and answers when it is done. */
+  async erase(scope: NamespaceScope, namespace: string, input: ErasureRequest): Promise<ErasureResponse> {
     const byUser = input.user_id !== undefined;
     if (byUser === (input.namespace_list !== undefined)) {
       throw new LoomError('invalid_input', 'give exactly one of user_id (a person) or namespace_list (whole namespaces)', {
@@ -30,21 +90,52 @@ export class ErasureService {
     if (input.purge && byUser) {
       throw new LoomError('invalid_input', 'purge goes with a namespace_list erasure; a person\'s erasure tombstones', { fields: [{ field: 'purge', message: 'only with namespace_list' }] });
     }
-    const erasureId = newId('era_');
-    const namespaces: NamespaceScope = byUser ? scope : { all: false, namespaces: input.namespace_list! };
-    const where = byUser ? 'user_id = {user:String}' : '1';
-    const params = { user: input.user_id ?? '', namespaces: namespaces.all ? [] : namespaces.namespaces };
-    const inScope = namespaces.all ? '1' : 'namespace IN {namespaces:Array(String)}';
-    const erased = { turns: 0, embeddings: 0, threads: 0, memories: 0, evidence: 0, briefs: 0, runs: 0, observations: 0 };
-    const { tables } = this.storage;
+    const covered: NamespaceScope = byUser ? scope : { all: false, namespaces: input.namespace_list! };
+    const background = input.wait === false;
+    const row = await this.queue.record(
+      {
+        namespace,
+        erasure_id: newId('era_'),
+        subject: byUser ? 'user' : 'namespace_list',
+        user_id: input.user_id ?? '',
+        namespaces: covered.all ? [] : covered.namespaces,
+        all_namespaces: covered.all,
+        purge: input.purge === true,
+        status: 'pending',
+        erased: '',
+      },
+      { background },
+    );
+    if (background) return toResponse(row);
+    const outcome = await this.queue.runNow(namespace, row.erasure_id, this.waitMs);
+    // Failed part-way: the request stays pending and is retried; the caller hears why now.
+    if (outcome.error !== undefined) throw outcome.error;
+    return toResponse(outcome.row ?? row);
+  }
 
-    if (input.purge) {
-      // Gone from disk: mutations that rewrite the parts, waited for.
+  async status(namespace: string, erasureId: string): Promise<ErasureResponse> {
+    const row = await this.queue.find(namespace, erasureId);
+    if (!row) throw new LoomError('not_found', `no erasure ${erasureId} in namespace ${namespace}`);
+    return toResponse(row);
+  }
+
+  /** The erasure itself; each step reads only what is still there, so a second run is safe. */
+  private async perform(row: ErasureRow): Promise<Partial<ErasureRow>> {
+    const byUser = row.subject === 'user';
+    const where = byUser ? 'user_id = {user:String}' : '1';
+    const params = { user: row.user_id, namespaces: row.namespaces };
+    const inScope = row.all_namespaces ? '1' : 'namespace IN {namespaces:Array(String)}';
+    const erased: ErasedCounts = { ...NO_COUNTS };
+    const { tables } = this.storage;
+    const done = (): Partial<ErasureRow> => ({ erased: JSON.stringify(erased) });
+
+    if (row.purge) {
+      // Gone from disk: mutations that rewrite the parts, waited for. erasure_requests stays: it is the record.
       const purged = [tables.conversations, tables.conversationEmbeddings, tables.conversationThreads, tables.memories, tables.memoryEvidence, tables.sessionBriefs, tables.sessionBriefRevisions, tables.runs, tables.runUsage, tables.memoryExtractions, tables.observations, tables.mcpSessions];
       const counts = await Promise.all(
         purged.map(async (t) => {
-          const [row] = await this.storage.query<{ n: string }>(`SELECT count() AS n FROM ${t} WHERE ${inScope}`, params);
-          return Number(row?.n ?? 0);
+          const [n] = await this.storage.query<{ n: string }>(`SELECT count() AS n FROM ${t} WHERE ${inScope}`, params);
+          return Number(n?.n ?? 0);
         }),
       );
       for (const t of purged) {
@@ -53,8 +144,7 @@ export class ErasureService {
       [erased.turns, erased.embeddings, erased.threads, erased.memories, erased.evidence, erased.briefs] = [counts[0]!, counts[1]!, counts[2]!, counts[3]!, counts[4]!, counts[5]!];
       erased.runs = counts[7]! + counts[8]!;
       erased.observations = counts[10]!;
-      this.logger?.warn({ erasure_id: erasureId, namespaces: namespaces.all ? '*' : namespaces.namespaces, ...erased }, 'namespaces purged');
-      return { erasure_id: erasureId, subject: 'namespace_list', namespaces: namespaces.all ? '*' : namespaces.namespaces, erased, purged: true };
+      return done();
     }
 
     const now = formatMillis();
@@ -100,18 +190,11 @@ export class ErasureService {
     const briefWhere = byUser ? 'startsWith(brief_key, {prefix:String})' : '1';
     const briefs = await this.storage.query<Record<string, unknown>>(
       `SELECT * EXCEPT (version, deleted) FROM ${tables.sessionBriefs} FINAL WHERE ${inScope} AND ${briefWhere} AND deleted = 0`,
-      { ...params, prefix: `~${input.user_id ?? ''}~` },
+      { ...params, prefix: `~${row.user_id}~` },
     );
     await this.storage.insert(tables.sessionBriefs, briefs.map((b) => ({ ...b, deleted: true, updated_at: now, version: nextVersion() })));
     erased.briefs = briefs.length;
-    this.logger?.warn({ erasure_id: erasureId, subject: byUser ? 'user' : 'namespace_list', ...erased }, 'erasure done');
-    return {
-      erasure_id: erasureId,
-      subject: byUser ? 'user' : 'namespace_list',
-      namespaces: namespaces.all ? '*' : namespaces.namespaces,
-      erased,
-      purged: false,
-    };
+    return done();
   }
 
   /** Transcript turns of a person (or of the namespace), tombstoned ones included unless asked not to. */
@@ -177,4 +260,19 @@ export class ErasureService {
   private onCluster(): string {
     return this.storage.cluster ? `ON CLUSTER ${this.storage.cluster}` : '';
   }
+}
+
+function toResponse(row: ErasureRow): ErasureResponse {
+  return {
+    erasure_id: row.erasure_id,
+    status: row.status,
+    subject: row.subject,
+    namespaces: row.all_namespaces ? '*' : row.namespaces,
+    erased: row.status === 'done' && row.erased !== '' ? (JSON.parse(row.erased) as ErasedCounts) : null,
+    purged: row.purge && row.status === 'done',
+    attempts: row.attempts,
+    last_error: row.last_error,
+    created_at: toIso(row.created_at)!,
+    updated_at: toIso(row.updated_at)!,
+  };
 }

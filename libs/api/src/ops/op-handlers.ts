@@ -42,6 +42,7 @@ interface OpInputs {
   'session.brief_list': C.BriefListRequest;
   'session.brief_delete': C.BriefDeleteRequest;
   'erasure.request': C.ErasureRequest;
+  'erasure.status': C.ErasureStatusRequest;
   'erasure.export': C.ErasureExportRequest;
   'run.begin': C.RunBeginRequest;
   'run.complete': C.RunCompleteRequest;
@@ -126,8 +127,9 @@ export function createOpHandlers({ plane, memory, observations, briefs, erasure,
     'erasure.request': (ctx, input) => {
       // Every namespace named must be one the token covers.
       for (const ns of input.namespace_list ?? []) resolveNamespace(ctx.principal, ns);
-      return erasure.erase(callerNamespaces(ctx), input);
+      return erasure.erase(callerNamespaces(ctx), ctx.namespace, input);
     },
+    'erasure.status': (ctx, input) => erasure.status(ctx.namespace, input.erasure_id),
     'erasure.export': (ctx, input) => erasure.export(callerNamespaces(ctx), ctx.namespace, input),
     'run.begin': (ctx, input) => runs.begin(ctx.namespace, writingAgent(ctx, 'run.begin'), input),
     'run.complete': (ctx, input) => runs.complete(ctx.namespace, input),

@@ -9,18 +9,50 @@ export class ErasureRequest extends NamespacedRequest {
   namespace_list?: string[];
   /** With namespace_list only: remove the rows from disk instead of tombstoning them. */
   @IsOptional() @IsBoolean() purge?: boolean;
+  /**
+   * true (the default): answer when the erasure is done. false: answer `pending` once the
+   * request is stored, and let `erasure.status` tell when it is done. Either way the request is
+   * stored first, so a crash part-way does not lose it: any replica finishes it.
+   */
+  @IsOptional() @IsBoolean() wait?: boolean;
 
   static readonly example: ErasureRequest = Object.assign(new ErasureRequest(), { user_id: 'u1' });
 }
 
+/** Rows tombstoned (or removed, with purge) per kind. `runs` counts run rows and their usage reports; only a purge removes them (runs carry no person's text). */
+export interface ErasedCounts {
+  turns: number;
+  embeddings: number;
+  threads: number;
+  memories: number;
+  evidence: number;
+  briefs: number;
+  runs: number;
+  observations: number;
+}
+
+export type ErasureStatus = 'pending' | 'done' | 'failed';
+
 export interface ErasureResponse {
   erasure_id: string;
+  /** `pending` until every row is erased (retried after a failure or a crash); `failed` after the last attempt. */
+  status: ErasureStatus;
   subject: 'user' | 'namespace_list';
   namespaces: string[] | '*';
-  /** Rows tombstoned (or removed, with purge) per kind. */
-  /** `runs` counts run rows and their usage reports; only a purge removes them (runs carry no person's text). */
-  erased: { turns: number; embeddings: number; threads: number; memories: number; evidence: number; briefs: number; runs: number; observations: number };
+  /** The counts of the attempt that finished it; null until then. */
+  erased: ErasedCounts | null;
   purged: boolean;
+  attempts: number;
+  /** The last attempt's error, '' when none. */
+  last_error: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export class ErasureStatusRequest extends NamespacedRequest {
+  @IdField() erasure_id!: string;
+
+  static readonly example: ErasureStatusRequest = Object.assign(new ErasureStatusRequest(), { erasure_id: 'era_1' });
 }
 
 export class ErasureExportRequest extends NamespacedRequest {

@@ -57,6 +57,7 @@ export interface LoomConfig {
   mcp: { sessionRunIdleSeconds: number };
   /** Deferred memory extractions: retries after a failed attempt. */
   memoryExtraction: { attempts: number; retryMs: number; pollMs: number };
+  erasure: { attempts: number; retryMs: number; pollMs: number };
   /** Prices added to (or replacing) Loom's list, by model name or name prefix. */
   modelPrices: Record<string, ModelPrice>;
   briefs: {
@@ -127,6 +128,9 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   { name: 'LOOM_MEMORY_EXTRACTION_ATTEMPTS', default: '5', meaning: 'attempts a deferred memory extraction gets before it is marked failed (its evidence is kept)' },
   { name: 'LOOM_MEMORY_EXTRACTION_RETRY_MS', default: '30000', meaning: 'wait before a failed deferred extraction is tried again; it doubles with each attempt' },
   { name: 'LOOM_MEMORY_EXTRACTION_POLL_MS', default: '15000', meaning: 'how often each replica looks for deferred extractions due (retries, and work a crashed replica left)' },
+  { name: 'LOOM_ERASURE_ATTEMPTS', default: '5', meaning: 'attempts an erasure request gets before it is marked failed (send it again once the cause is fixed)' },
+  { name: 'LOOM_ERASURE_RETRY_MS', default: '30000', meaning: 'wait before an erasure that failed part-way is tried again; it doubles with each attempt' },
+  { name: 'LOOM_ERASURE_POLL_MS', default: '15000', meaning: 'how often each replica looks for erasures due (wait:false requests, retries, and work a crashed replica left)' },
   {
     name: 'LOOM_MODEL_PRICES',
     default: '(built-in list)',
@@ -291,6 +295,11 @@ export function loadConfig(env: Env = process.env): LoomConfig {
       attempts: int('LOOM_MEMORY_EXTRACTION_ATTEMPTS', 5, 1, 100),
       retryMs: int('LOOM_MEMORY_EXTRACTION_RETRY_MS', 30_000, 10, 86_400_000),
       pollMs: int('LOOM_MEMORY_EXTRACTION_POLL_MS', 15_000, 50, 3_600_000),
+    },
+    erasure: {
+      attempts: int('LOOM_ERASURE_ATTEMPTS', 5, 1, 100),
+      retryMs: int('LOOM_ERASURE_RETRY_MS', 30_000, 10, 86_400_000),
+      pollMs: int('LOOM_ERASURE_POLL_MS', 15_000, 50, 3_600_000),
     },
     modelPrices: modelPrices(str('LOOM_MODEL_PRICES'), problems),
     retention: {
