@@ -1,4 +1,5 @@
-import { AccumulatingSections, BriefListSections, type BriefListSection, type BriefSections, type BriefSectionsInput } from '@loom/contracts';
+import { AccumulatingSections, BriefListSections, type BriefEvent, type BriefListSection, type BriefSections, type BriefSectionsInput } from '@loom/contracts';
+import { readsAsHigh } from '@loom/sensitivity';
 
 /** Items each list keeps; past the cap the oldest fall off. */
 export const SECTION_CAPS: Record<BriefListSection, number> = {
@@ -37,6 +38,39 @@ const cut = (text: string, max: number): string => {
   const points = Array.from(text.trim());
   return points.length <= max ? points.join('') : points.slice(0, max - 1).join('') + '…';
 };
+
+/**
+ * Events without those that read as high (a pasted key, a password, a card number): such text
+ * never reaches the brief model or the builder, and so never a brief another session loads.
+ */
+export function screenEvents(events: readonly BriefEvent[]): { events: BriefEvent[]; held: number } {
+  const plain = events.filter((e) => !readsAsHigh(e.text) && !(e.path !== undefined && readsAsHigh(e.path)));
+  return { events: plain, held: events.length - plain.length };
+}
+
+/**
+ * A revision without the texts and items that read as high, whoever wrote them (the model, the
+ * builder or the agent): a brief is loaded into other sessions and sent to the model with the
+ * next window, so it holds no secret. A held state text leaves the brief's current one in place.
+ */
+export function screenRevision(revision: BriefSectionsInput): { revision: BriefSectionsInput; held: number } {
+  const clean: BriefSectionsInput = {};
+  let held = 0;
+  for (const section of ['goal', 'status'] as const) {
+    const text = revision[section];
+    if (text === undefined) continue;
+    if (readsAsHigh(text)) held += 1;
+    else clean[section] = text;
+  }
+  for (const section of BriefListSections) {
+    const items = revision[section];
+    if (items === undefined) continue;
+    const plain = items.filter((i) => !readsAsHigh(i));
+    held += items.length - plain.length;
+    clean[section] = plain;
+  }
+  return { revision: clean, held };
+}
 
 /**
  * One revision applied to a brief: state sections the revision gives are replaced; decisions,

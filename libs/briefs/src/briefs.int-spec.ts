@@ -146,6 +146,38 @@ describe('Session briefs', () => {
       expect((await ok('session.brief_get', { brief_key: 'k' })).brief.sections.goal).toBe('Move invoices to the new ledger');
     });
 
+    it('events, model output and agent sections that read as high never reach the model or the brief, and the save says how many were held', async () => {
+      const secret = 'the db password=Tr0ub4dor-staging-9';
+      const calls = llm.requests.length;
+      answer = () => JSON.stringify({ goal: 'Rotate the staging credentials', status: `set ${secret}`, next_steps: ['Deploy the rotation', `use ${secret}`] });
+      const r = await ok('session.brief_save', {
+        brief_key: 'secret',
+        events: [
+          { kind: 'user', text: 'Rotate the staging credentials' },
+          { kind: 'command', text: `psql with ${secret}` },
+          { kind: 'summary', text: `client summary: ${secret}` },
+        ],
+      });
+      // Held: two events, then the model's status and one of its next steps.
+      expect(r).toMatchObject({ changed: true, author: 'llm', skipped_high: 4 });
+      const sent = llm.requests.slice(calls).map((q) => JSON.stringify(q.body));
+      expect(sent.length).toBe(1);
+      expect(sent.join('')).not.toContain('Tr0ub4dor');
+      const { brief } = await ok('session.brief_get', { brief_key: 'secret', full: true });
+      expect(JSON.stringify(brief)).not.toContain('Tr0ub4dor');
+      expect(brief.sections).toMatchObject({ goal: 'Rotate the staging credentials', next_steps: ['Deploy the rotation'] });
+      // The agent's own sections go through the same gate.
+      const bySections = await ok('session.brief_save', { brief_key: 'secret', sections: { status: secret, constraints: ['staging only', `never print ${secret}`] } });
+      expect(bySections).toMatchObject({ changed: true, skipped_high: 2 });
+      const after = (await ok('session.brief_get', { brief_key: 'secret' })).brief.sections;
+      expect(after.constraints).toEqual(['staging only']);
+      expect(after.status).toBe(brief.sections.status);
+      // Only high events: nothing is sent and nothing is written.
+      const before = llm.requests.length;
+      expect(await ok('session.brief_save', { brief_key: 'secret', events: [{ kind: 'user', text: secret }] })).toMatchObject({ changed: false, reason: 'not-revised', skipped_high: 1 });
+      expect(llm.requests.length).toBe(before);
+    });
+
     it('BRIEF-REV-02: the ten event kinds are accepted; an unknown kind or more than 4,000 events is a 400', async () => {
       const kinds = ['user', 'assistant', 'edit', 'command', 'error', 'read', 'search', 'tool', 'note', 'summary'];
       expect((await save({ brief_key: 'k', events: kinds.map((kind) => ({ kind, text: kind })) })).status).toBe(200);

@@ -11,6 +11,7 @@ import {
   type BriefSaveRequest,
   type BriefSaveResponse,
   type BriefSections,
+  type BriefSectionsInput,
   type BriefView,
 } from '@loom/contracts';
 import { leaseKey, withLease, type LeaseManager } from '@loom/leases';
@@ -18,7 +19,7 @@ import { nextVersion, type Logger, type LoomMetrics } from '@loom/platform';
 import type { LlmProvider } from '@loom/providers';
 import { eventWindows, parseRevision, revisionRequest } from './brief-llm';
 import { keyForSave, storedKey, visibleKey, type BriefScope } from './brief-keys';
-import { applyRevision, emptySections, parseSections, render } from './brief-sections';
+import { applyRevision, emptySections, parseSections, render, screenEvents, screenRevision } from './brief-sections';
 import { deterministicRevision } from './deterministic-builder';
 
 export interface BriefSettings {
@@ -92,9 +93,21 @@ export class BriefsService {
     let author: BriefAuthor | undefined;
     let windows: { revised: number; failed: number; switched_off: number } | undefined;
     let eventsOutcome: 'none' | 'revised' | 'not-revised' | 'failed' = 'none';
-    const events = input.events ?? [];
+    // Text that reads as high goes nowhere: not to the model, the builder or the stored summary.
+    const screened = screenEvents(input.events ?? []);
+    const events = screened.events;
+    let heldHigh = screened.held;
+    const apply = (base: BriefSections, revision: BriefSectionsInput): BriefSections => {
+      const clean = screenRevision(revision);
+      heldHigh += clean.held;
+      return applyRevision(base, clean.revision);
+    };
     // Under an operator's extraction policy the client's own summary is not taken from the events.
     const summary = this.settings.extractionPolicy === 'model-only' ? undefined : [...events].reverse().find((e) => e.kind === 'summary')?.text;
+    if (events.length === 0 && heldHigh > 0 && !input.sections) {
+      // Every event read as high: nothing to revise from, and nothing was sent anywhere.
+      return { brief_key: shown, changed: false, revision, reason: 'not-revised', skipped_high: heldHigh };
+    }
     if (events.length > 0) {
       if (input.use_llm === false) {
         eventsOutcome = 'not-revised';
@@ -114,7 +127,7 @@ export class BriefsService {
           }
           const revised = allowed === undefined ? undefined : await this.reviseWindow(sections, window);
           if (revised) {
-            sections = applyRevision(sections, revised);
+            sections = apply(sections, revised);
             windows.revised += 1;
           } else {
             windows.failed += 1;
@@ -127,7 +140,7 @@ export class BriefsService {
         // The operator's policy: no builder; without a model the events give nothing.
         eventsOutcome = 'not-revised';
       } else {
-        sections = applyRevision(sections, deterministicRevision(events, before.goal !== ''));
+        sections = apply(sections, deterministicRevision(events, before.goal !== ''));
         eventsOutcome = 'revised';
         author = 'deterministic';
       }
@@ -135,10 +148,10 @@ export class BriefsService {
     if (input.sections) {
       // With events that gave nothing, the agent's sections go over the brief as it was.
       if (eventsOutcome === 'not-revised' || eventsOutcome === 'failed') sections = before;
-      sections = applyRevision(sections, input.sections);
+      sections = apply(sections, input.sections);
       author = author === 'llm' ? 'llm' : 'model';
     } else if (eventsOutcome === 'not-revised') {
-      return { brief_key: shown, changed: false, revision, reason: 'not-revised' };
+      return { brief_key: shown, changed: false, revision, reason: 'not-revised', ...(heldHigh > 0 ? { skipped_high: heldHigh } : {}) };
     } else if (eventsOutcome === 'failed') {
       throw new LoomError('unavailable', 'no event window of this save could be revised (every model call failed, did not parse, or was held because the model-calls switch could not be read); nothing was written; send the save again');
     } else if (eventsOutcome === 'none') {
@@ -169,7 +182,7 @@ export class BriefsService {
       { namespace, brief_key: key, revision: next, sections: row.sections, author: row.author, session_id: row.session_id, agent, event_cursor: row.event_cursor, created_at: now, version },
     ]);
     await this.storage.insert(this.storage.tables.sessionBriefs, [row]);
-    return { brief_key: shown, changed: true, revision: next, author: row.author, ...(windows ? { windows } : {}) };
+    return { brief_key: shown, changed: true, revision: next, author: row.author, ...(windows ? { windows } : {}), ...(heldHigh > 0 ? { skipped_high: heldHigh } : {}) };
   }
 
   async get(namespace: string, scope: BriefScope, input: BriefGetRequest): Promise<BriefGetResponse> {

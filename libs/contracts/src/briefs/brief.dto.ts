@@ -93,6 +93,8 @@ export interface BriefSaveResponse {
    * were switched off during the save.
    */
   windows?: { revised: number; failed: number; switched_off: number };
+  /** Events, texts and items held back because they read as high (never sent, never stored); absent when none. */
+  skipped_high?: number;
 }
 
 export class BriefGetRequest extends AgentScopedRequest {
