@@ -262,7 +262,7 @@ describe('capture clients and loom ingest-transcript', () => {
     expect((await loom.admin.ok('memory.recall', { namespace: ns, since: new Date(Date.now() - 60_000).toISOString(), limit: 200 })).hits.length).toBe(before);
   });
 
-  it('CAPTURE-09: at compaction and session end the hook saves the session brief from the turns, condensed by the server (no model on the client), with the client\'s own compaction summary', async () => {
+  it('CAPTURE-09: at compaction and session end the hook saves the session brief from the turns and tool actions, condensed by the server (no model on the client), with the client\'s own compaction summary', async () => {
     const transcript = join(work, `brief-${ns}.jsonl`);
     copyFileSync(sharedDataPath('transcripts', 'claude-code-spotter-8463c716-lines690-760-compact.jsonl'), transcript);
     await hook({ session_id: 'cc-brief', transcript_path: transcript, hook_event_name: 'PreCompact', trigger: 'auto' });
@@ -270,6 +270,8 @@ describe('capture clients and loom ingest-transcript', () => {
     const { brief } = await loom.admin.ok('session.brief_get', { namespace: ns, brief_key: 'auto/assets/spotter-fum', full: true });
     expect(brief).toMatchObject({ revision: 1, author: 'deterministic', session_id: 'cc-brief' });
     expect(brief.sections.status).not.toBe('');
+    // The file the session edited, from its tool actions (the turns never name it).
+    expect(brief.sections.key_files.some((f: string) => f.endsWith('priv/static/assets/spotter.css'))).toBe(true);
     expect(brief.client_summary).toMatch(/^This session is being continued from a previous conversation/);
     // Session end with nothing new since: no new revision; new turns: one more.
     await hook({ session_id: 'cc-brief', transcript_path: transcript, hook_event_name: 'SessionEnd' }, { LOOM_CAPTURE_MEMORY: 'false' });

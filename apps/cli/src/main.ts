@@ -29,7 +29,7 @@ program
   .option('--format <format>', 'auto | markdown | json | claude-code | codex', 'auto')
   .option('--thread-id <id>', 'a stable thread id: ingesting the same file again then adds nothing (default: the session id, else a new thread)')
   .option('--dry-run', 'count the turns that would be appended and send nothing')
-  .option('--after-msg-id <id>', 'skip the turns up to and including this msg_id (what a capture hook already sent)')
+  .option('--after-msg-id <id>', 'skip the turns up to and including this msg_id (what a capture hook already sent); for --target brief, the last entry of the previous save, a turn or a tool action')
   .option('--agent <agent>', 'the agent the turns are recorded as (default "default")')
   .option('--user-id <id>', "the user whose prompts these are (set on user turns)")
   .option('--url <url>', 'the gateway (default $LOOM_URL, else http://127.0.0.1:$LOOM_PORT)')

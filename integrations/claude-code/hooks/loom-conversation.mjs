@@ -2,8 +2,8 @@
 // Loom's capture hook for Claude Code and Codex.
 // - Stop: appends the session's new turns to Loom through `loom ingest-transcript`, with
 //   msg_id = the transcript entry's uuid, so a second run over the same transcript adds nothing.
-// - PreCompact and SessionEnd: saves the session brief from the turns (session.brief_save; the
-//   server condenses them, the client spends no model tokens).
+// - PreCompact and SessionEnd: saves the session brief from the turns and tool actions
+//   (session.brief_save; the server condenses them, the client spends no model tokens).
 // - SessionEnd: also hands the session's turns to memory.set_from_messages (deferred), whether or
 //   not the namespace records transcripts: facts are extracted either way.
 // - SessionStart: names the namespace's saved briefs for the model, and never loads one; the

@@ -29,7 +29,9 @@ export function parseClaudeCodeTranscript(text: string): ParsedTranscript {
   let branch: string | undefined;
   let clientSummary: string | undefined;
   let clientSummaryAt = 0;
+  let seq = -1;
   for (const line of jsonLines<Line>(text)) {
+    seq += 1;
     sessionId ??= line.sessionId;
     cwd ??= line.cwd;
     if (line.gitBranch && line.gitBranch !== 'HEAD') branch = line.gitBranch;
@@ -41,7 +43,7 @@ export function parseClaudeCodeTranscript(text: string): ParsedTranscript {
     const { text: body, thinking } = blocks(line.message?.content);
     if (line.type === 'user') {
       if (body.trim() === '' || INJECTED.test(body)) continue;
-      turns.push({ role: 'user', content: body, msg_id: line.uuid });
+      turns.push({ role: 'user', content: body, msg_id: line.uuid, seq });
       continue;
     }
     const messageId = line.message?.id;
@@ -51,7 +53,7 @@ export function parseClaudeCodeTranscript(text: string): ParsedTranscript {
       if (thinking) last.reasoning = last.reasoning ? `${last.reasoning}\n\n${thinking}` : thinking;
       continue;
     }
-    turns.push({ role: 'assistant', content: body, msg_id: line.uuid, ...(thinking ? { reasoning: thinking } : {}), ...(messageId ? { messageId } : {}) });
+    turns.push({ role: 'assistant', content: body, msg_id: line.uuid, seq, ...(thinking ? { reasoning: thinking } : {}), ...(messageId ? { messageId } : {}) });
   }
   return {
     format: 'claude-code',

@@ -16,7 +16,9 @@ const INJECTED = /^\s*(<environment_context>|<user_instructions>|<permissions in
 export function parseCodexTranscript(text: string): ParsedTranscript {
   const turns: CapturedTurn[] = [];
   let sessionId: string | undefined;
+  let seq = -1;
   for (const line of jsonLines<Line>(text)) {
+    seq += 1;
     if (line.type === 'session_meta') sessionId ??= line.payload?.id;
     const p = line.payload;
     if (line.type !== 'response_item' || p?.type !== 'message' || (p.role !== 'user' && p.role !== 'assistant')) continue;
@@ -27,7 +29,7 @@ export function parseCodexTranscript(text: string): ParsedTranscript {
           .join('\n\n')
       : '';
     if (body.trim() === '' || (p.role === 'user' && INJECTED.test(body))) continue;
-    turns.push({ role: p.role, content: body });
+    turns.push({ role: p.role, content: body, seq });
   }
   return { format: 'codex', turns, ...(sessionId ? { sessionId } : {}) };
 }

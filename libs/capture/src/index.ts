@@ -7,3 +7,4 @@ export * from './parse';
 export * from './ingest';
 export * from './usage';
 export * from './observations';
+export * from './brief-events';

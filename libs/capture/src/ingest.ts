@@ -1,5 +1,6 @@
 import { Limits, type RunListResponse, type RunModelCost, type UsageReport } from '@loom/contracts';
 import type { CapturedObservation } from './observations';
+import { briefEvents, type BriefWindow } from './brief-events';
 import type { CapturedTurn } from './transcript';
 
 export interface IngestTarget {
@@ -126,7 +127,7 @@ export async function recordObservations(
     const answer = await callOp<{ recorded: number; skipped_high: number }>(target, 'observe.record', {
       namespace: target.namespace,
       session_id: target.sessionId,
-      observations: observations.slice(i, i + OBSERVATION_CHUNK),
+      observations: observations.slice(i, i + OBSERVATION_CHUNK).map(({ seq: _seq, ...o }) => o),
       ...(target.agent ? { agent: target.agent } : {}),
       ...(target.userId ? { user_id: target.userId } : {}),
     });
@@ -244,26 +245,22 @@ async function callOp<T>(target: { url: string; token: string }, op: string, bod
 }
 
 /**
- * A session's turns as a brief save: the events since the last save, condensed on the server
- * (the client spends no model tokens), the client's own compaction summary as a `summary` event.
+ * A session's entries since the last save as a brief save, condensed on the server (the client
+ * spends no model tokens): its turns and tool actions in the order they happened, then the
+ * client's own compaction summary as a `summary` event.
  */
 export async function saveSessionBrief(
-  parsed: { turns: readonly CapturedTurn[]; clientSummary?: string | undefined },
+  window: BriefWindow,
   target: Omit<IngestTarget, 'threadId'> & { sessionId: string; project?: string | undefined; branch?: string | undefined },
-): Promise<{ brief_key: string; changed: boolean; revision: number; author?: string; reason?: string; events: number }> {
-  const turns = parsed.turns.filter((t) => t.role === 'user' || t.role === 'assistant');
-  const events = [
-    ...turns.map((t) => ({ kind: t.role, text: Array.from(t.content).slice(0, 20_000).join('') })),
-    ...(parsed.clientSummary ? [{ kind: 'summary', text: parsed.clientSummary }] : []),
-  ].slice(-4_000);
-  const cursor = [...turns].reverse().find((t) => t.msg_id)?.msg_id;
-  const answer = await callOp<{ brief_key: string; changed: boolean; revision: number; author?: string; reason?: string }>(target, 'session.brief_save', {
+): Promise<{ brief_key: string; changed: boolean; revision: number; author?: string; reason?: string; skipped_high?: number; events: number }> {
+  const events = briefEvents(window, 4_000, 20_000);
+  const answer = await callOp<{ brief_key: string; changed: boolean; revision: number; author?: string; reason?: string; skipped_high?: number }>(target, 'session.brief_save', {
     namespace: target.namespace,
     session_id: target.sessionId,
     ...(target.project ? { project: target.project } : {}),
     ...(target.branch ? { branch: target.branch } : {}),
     ...(target.agent ? { agent: target.agent } : {}),
-    ...(cursor ? { event_cursor: cursor } : {}),
+    ...(window.cursor ? { event_cursor: window.cursor } : {}),
     events: events.length > 0 ? events : [{ kind: 'note', text: 'session ended with no new turns' }],
   });
   return { ...answer, events: events.length };

@@ -30,7 +30,7 @@ describe('tool actions read from transcripts (episodic observations)', () => {
       .map((l) => JSON.stringify(l))
       .join('\n');
     const [edit] = parseClaudeCodeObservations(session);
-    expect(edit).toEqual({ obs_id: 'tu1', tool: 'Edit', summary: 'Edit: apps/billing/export.ts', path: 'apps/billing/export.ts', outcome: 'error', ts: '2026-11-29T10:00:00Z' });
+    expect(edit).toEqual({ obs_id: 'tu1', tool: 'Edit', summary: 'Edit: apps/billing/export.ts', path: 'apps/billing/export.ts', outcome: 'error', ts: '2026-11-29T10:00:00Z', seq: 0 });
   });
 
   it('CAPTURE-08: a Codex rollout gives one observation per function_call, the shell wrapper dropped, the exit code as outcome', () => {

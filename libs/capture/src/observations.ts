@@ -9,6 +9,8 @@ export interface CapturedObservation {
   path?: string;
   outcome: ObservationOutcome;
   ts?: string;
+  /** Which JSON line of the file asked for the action: orders it among the turns. Never sent. */
+  seq?: number;
 }
 
 /** How long a summary's argument may be: enough for a command line, never a file's body. */
@@ -37,12 +39,14 @@ interface ToolUse {
  */
 export function parseClaudeCodeObservations(text: string): CapturedObservation[] {
   const byId = new Map<string, CapturedObservation>();
+  let seq = -1;
   for (const line of jsonLines<ClaudeLine>(text)) {
+    seq += 1;
     const blocks = Array.isArray(line.message?.content) ? (line.message!.content as ToolUse[]) : [];
     for (const block of blocks) {
       if (block?.type === 'tool_use' && block.id && block.name) {
         const { summary, path } = describeClaudeTool(block.name, block.input ?? {});
-        byId.set(block.id, { obs_id: block.id, tool: block.name, summary, ...(path ? { path } : {}), outcome: 'unknown', ...(line.timestamp ? { ts: line.timestamp } : {}) });
+        byId.set(block.id, { obs_id: block.id, tool: block.name, summary, ...(path ? { path } : {}), outcome: 'unknown', ...(line.timestamp ? { ts: line.timestamp } : {}), seq });
       }
       if (block?.type === 'tool_result' && block.tool_use_id) {
         const seen = byId.get(block.tool_use_id);
@@ -72,7 +76,9 @@ interface CodexLine {
  */
 export function parseCodexObservations(text: string): CapturedObservation[] {
   const byId = new Map<string, CapturedObservation>();
+  let seq = -1;
   for (const line of jsonLines<CodexLine>(text)) {
+    seq += 1;
     const p = line.payload;
     if (line.type !== 'response_item' || !p?.call_id) continue;
     if (p.type === 'function_call' && p.name) {
@@ -87,6 +93,7 @@ export function parseCodexObservations(text: string): CapturedObservation[] {
         ...(path ? { path } : {}),
         outcome: 'unknown',
         ...(line.timestamp ? { ts: line.timestamp } : {}),
+        seq,
       });
     }
     if (p.type === 'function_call_output') {

@@ -8,6 +8,8 @@ export interface CapturedTurn {
   msg_id?: string;
   /** The model's reasoning (Claude Code's thinking blocks), kept in its own column. */
   reasoning?: string;
+  /** Which JSON line of the file the turn starts on: orders turns among tool actions. Never sent. */
+  seq?: number;
 }
 
 export interface ParsedTranscript {

@@ -32,7 +32,8 @@ describe('Claude Code transcripts', () => {
 
   it('reads older-format lines and the small synthetic fixture', () => {
     const sample = parseClaudeCodeTranscript(read('claude-code-simonw-sample_session.jsonl'));
-    expect(sample.turns[0]).toEqual({ role: 'user', content: 'Create a hello world function', msg_id: 'msg-001' });
+    // seq: the turn's JSON line in the file (line 0 is the session's summary line).
+    expect(sample.turns[0]).toEqual({ role: 'user', content: 'Create a hello world function', msg_id: 'msg-001', seq: 1 });
     expect(sample.turns[1]).toMatchObject({ role: 'assistant', content: "I'll create that function for you.", msg_id: 'msg-002' });
     expect(parseClaudeCodeTranscript(read('claude-code-daaain-representative_messages.jsonl')).turns.length).toBeGreaterThan(0);
   });
@@ -47,7 +48,7 @@ describe('Codex rollouts', () => {
   it('CAPTURE-04: user and assistant text once each (response items, not the duplicate events), injected context skipped', () => {
     const parsed = parseCodexTranscript(read('codex-rollout-daaain-synthetic-11111111.jsonl'));
     expect(parsed.sessionId).toBe('11111111-1111-4111-8111-111111111111');
-    expect(parsed.turns[0]).toEqual({ role: 'user', content: 'List the synthetic files.' });
+    expect(parsed.turns[0]).toEqual({ role: 'user', content: 'List the synthetic files.', seq: 3 });
     expect(parsed.turns.filter((t) => t.content === 'List the synthetic files.')).toHaveLength(1);
     expect(parsed.turns.some((t) => t.role === 'assistant')).toBe(true);
     const real = parseCodexTranscript(read('codex-rollout-acidicsoil-2025-11-17T15-30-28-019a93b9.jsonl'));

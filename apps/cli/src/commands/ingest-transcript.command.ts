@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { beginRun, crystallizeObservations, endRun, handTurnsToMemory, parseObservations, recordObservations, ingestTurns, parseTranscript, parseUsage, reportUsage, saveSessionBrief, TranscriptFormats, type TranscriptFormat } from '@loom/capture';
+import { beginRun, briefWindow, crystallizeObservations, endRun, handTurnsToMemory, parseObservations, recordObservations, ingestTurns, parseTranscript, parseUsage, reportUsage, saveSessionBrief, TranscriptFormats, type TranscriptFormat } from '@loom/capture';
 import { loadConfig, newId } from '@loom/platform';
 import { readAdminToken } from '../admin-token';
 
@@ -49,14 +49,9 @@ export async function ingestTranscriptCommand(options: IngestTranscriptOptions):
   // A stable id makes a second ingest a no-op; a client's session id is one, else a new thread.
   const threadId = options.threadId ?? parsed.sessionId ?? newId('thr_');
   let turns = parsed.turns;
-  // The client's compaction summary is new when it came after the turns a capture already sent.
-  let clientSummary = parsed.clientSummary;
   if (options.afterMsgId) {
     const at = turns.findIndex((t) => t.msg_id === options.afterMsgId);
-    if (at >= 0) {
-      turns = turns.slice(at + 1);
-      if ((parsed.clientSummaryAt ?? 0) <= at) clientSummary = undefined;
-    }
+    if (at >= 0) turns = turns.slice(at + 1);
   }
   if (options.dryRun) {
     const summary = { dry_run: true, format: parsed.format, thread_id: threadId, turns: turns.length };
@@ -71,16 +66,19 @@ export async function ingestTranscriptCommand(options: IngestTranscriptOptions):
     const sessionId = options.threadId ?? parsed.sessionId ?? newId('sess_');
     // project/branch from where the session ran: every session on that branch revises one brief.
     const project = parsed.cwd ? basename(parsed.cwd) : undefined;
-    if (turns.length === 0 && !clientSummary) {
+    // The turns and tool actions since the last save (--after-msg-id names its last entry).
+    const window = briefWindow(parsed, parseObservations(parsed.format, text), options.afterMsgId);
+    if (window.turns.length === 0 && window.observations.length === 0 && !window.clientSummary) {
       const summary = { format: parsed.format, target, changed: false, reason: 'nothing-new', events: 0, last_msg_id: options.afterMsgId ?? null };
-      process.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : 'no new turns since the last brief save; the brief is unchanged\n');
+      process.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : 'nothing new since the last brief save; the brief is unchanged\n');
       return;
     }
-    const saved = await saveSessionBrief({ turns, clientSummary }, { url, token, namespace: options.namespace, agent: options.agent, sessionId, project, branch: parsed.branch });
+    const saved = await saveSessionBrief(window, { url, token, namespace: options.namespace, agent: options.agent, sessionId, project, branch: parsed.branch });
+    const held = saved.skipped_high ? `; ${saved.skipped_high} held back as high sensitivity` : '';
     process.stdout.write(
       options.json
-        ? `${JSON.stringify({ format: parsed.format, target, ...saved, last_msg_id: [...turns].reverse().find((t) => t.msg_id)?.msg_id ?? options.afterMsgId ?? null })}\n`
-        : `brief ${saved.brief_key}: ${saved.changed ? `revision ${saved.revision} (${saved.author})` : `unchanged (${saved.reason})`} from ${saved.events} event(s)\n`,
+        ? `${JSON.stringify({ format: parsed.format, target, ...saved, last_msg_id: window.cursor ?? options.afterMsgId ?? null })}\n`
+        : `brief ${saved.brief_key}: ${saved.changed ? `revision ${saved.revision} (${saved.author})` : `unchanged (${saved.reason})`} from ${saved.events} event(s)${held}\n`,
     );
     return;
   }
