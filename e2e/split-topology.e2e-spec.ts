@@ -26,7 +26,7 @@ describe('split topology (separate processes on NATS)', () => {
       titlers: 2,
       gateways: 2,
       // Both gateways look for due deferred extractions every 100 ms, so their looks race.
-      env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'titles', LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS: '1', LOOM_MEMORY_EXTRACTION_POLL_MS: '100' },
+      env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'titles', LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS: '1', LOOM_MEMORY_EXTRACTION_POLL_MS: '100', LOOM_ERASURE_POLL_MS: '100' },
     });
     storage = Storage.open({ url: topology.clickhouseUrl, database: topology.database, dataDir: '/nonexistent' });
   }, 120_000);
@@ -94,6 +94,25 @@ describe('split topology (separate processes on NATS)', () => {
     while ((await Promise.all(accepted.map((a) => status(a.extraction_id)))).some((s) => s.status !== 'done') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect((await Promise.all(accepted.map((a) => status(a.extraction_id)))).map((s) => [s.status, s.attempts])).toEqual(accepted.map(() => ['done', 1]));
     for (let i = 0; i < 10; i++) expect(llm.requests.filter((r) => JSON.stringify(r.body).includes(`marker-${ns}-${i}:`))).toHaveLength(1);
+  });
+
+  it('CONV-RET-08 (split): erasures accepted by either gateway are stored, finished by a replica under the request\'s lease, and readable from the other; the tombstones are written over HTTP inside the server', async () => {
+    const ns = uniqueNamespace();
+    const [a, b] = topology.urls.map((u) => new LoomApi(u, topology.admin.token)) as [LoomApi, LoomApi];
+    await a.ok('conversation.set_logging', { namespace: ns, enabled: true });
+    for (let i = 0; i < 20; i++) await (i % 2 ? a : b).ok('conversation.append', { namespace: ns, thread_id: `t${i % 4}`, msg_id: `m${i}`, role: 'user', content: `turn ${i} about the ledger`, user_id: i < 10 ? 'gone' : 'stays' });
+    const accepted = await a.ok('erasure.request', { namespace: ns, user_id: 'gone', wait: false });
+    expect(accepted.status).toBe('pending');
+    let status = accepted;
+    for (const deadline = Date.now() + 30_000; status.status === 'pending' && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = await b.ok('erasure.status', { namespace: ns, erasure_id: accepted.erasure_id });
+    }
+    expect(status).toMatchObject({ status: 'done', attempts: 1, erased: { turns: 10, embeddings: 10 } });
+    const listed = await Promise.all(['t0', 't1', 't2', 't3'].map((t) => b.ok('conversation.list', { namespace: ns, thread_id: t })));
+    expect(listed.flatMap((l) => l.messages.map((m: { user_id: string }) => m.user_id)).sort()).toEqual(Array(10).fill('stays'));
+    // A waiting request answers done, with what it erased (nothing is left of that person).
+    expect(await b.ok('erasure.request', { namespace: ns, user_id: 'gone' })).toMatchObject({ status: 'done', erased: { turns: 0 } });
   });
 
   it('an MCP session started on one gateway replica is served by the other', async () => {

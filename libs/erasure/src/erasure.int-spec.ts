@@ -145,6 +145,24 @@ describe('Erasure (erasure.request, erasure.export)', () => {
     expect((await ok('erasure.request', { user_id: u1 })).erased).toMatchObject({ turns: 0, embeddings: 0 });
   });
 
+  it('CONV-RET-08: a person\'s erasure of thousands of turns tombstones every one of them and their vectors, inside the engine', async () => {
+    await append('t0', 'seed', u1, 'the seed turn of a long history');
+    const [turn] = await storage().query<Record<string, unknown>>(`SELECT * EXCEPT (version) FROM ${storage().tables.conversations} FINAL WHERE namespace = {ns:String}`, { ns });
+    const [vector] = await storage().query<Record<string, unknown>>(`SELECT * EXCEPT (version, embedding_q8, embedding_scale) FROM ${storage().tables.conversationEmbeddings} FINAL WHERE namespace = {ns:String}`, { ns });
+    const n = 3_000;
+    const ids = Array.from({ length: n }, (_, i) => ({ thread_id: `t${i % 40}`, msg_id: `m${i}` }));
+    await storage().insert(storage().tables.conversations, ids.map((id) => ({ ...turn, ...id, version: nextVersion() })));
+    await storage().insert(storage().tables.conversationEmbeddings, ids.map((id) => ({ ...vector, ...id, version: nextVersion() })));
+    const result = await ok('erasure.request', { user_id: u1 });
+    expect(result.erased).toMatchObject({ turns: n + 1, embeddings: n + 1 });
+    const [live] = await storage().query<{ turns: string }>(
+      `SELECT count() AS turns FROM ${storage().tables.conversations} FINAL WHERE namespace = {ns:String} AND user_id = {u:String} AND deleted = 0`,
+      { ns, u: u1 },
+    );
+    expect(Number(live!.turns)).toBe(0);
+    expect((await ok('conversation.search', { query: 'the seed turn of a long history', namespace_scope: 'namespace' })).hits).toEqual([]);
+  });
+
   it('erasure.status: an unknown id is 404, a missing id 400, a writer 403; a purge keeps the request record', async () => {
     expect((await loom.admin.call('erasure.status', { namespace: ns, erasure_id: 'era_nope' })).status).toBe(404);
     const missing = await loom.admin.call('erasure.status', { namespace: ns });

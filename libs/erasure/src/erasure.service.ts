@@ -1,6 +1,6 @@
 import { formatMillis, toIso, type Storage } from '@loom/clickhouse';
 import { LoomError, type ErasedCounts, type ErasureExportRequest, type ErasureExportResponse, type ErasureRequest, type ErasureResponse, type TurnRole } from '@loom/contracts';
-import { decodePosition, EMBEDDING_COLUMNS, encodePosition, TRANSCRIPT_COLUMNS, type ThreadFence } from '@loom/conversations';
+import { decodePosition, encodePosition, type ThreadFence } from '@loom/conversations';
 import { StoredJobQueue, type JobState, type JobTable, type StoredJobQueueOptions } from '@loom/jobs';
 import { InMemoryLeaseManager, type LeaseManager } from '@loom/leases';
 import { newId, nextVersion, type Logger } from '@loom/platform';
@@ -123,7 +123,7 @@ export class ErasureService {
   private async perform(row: ErasureRow): Promise<Partial<ErasureRow>> {
     const byUser = row.subject === 'user';
     const where = byUser ? 'user_id = {user:String}' : '1';
-    const params = { user: row.user_id, namespaces: row.namespaces };
+    const params = { user: row.user_id, namespaces: row.namespaces, prefix: `~${row.user_id}~` };
     const inScope = row.all_namespaces ? '1' : 'namespace IN {namespaces:Array(String)}';
     const erased: ErasedCounts = { ...NO_COUNTS };
     const { tables } = this.storage;
@@ -147,39 +147,31 @@ export class ErasureService {
       return done();
     }
 
-    const now = formatMillis();
-    const turns = await this.storage.query<Record<string, unknown> & { namespace: string; thread_id: string }>(
-      `SELECT ${TRANSCRIPT_COLUMNS} FROM ${tables.conversations} FINAL WHERE ${inScope} AND ${where} AND deleted = 0`,
+    const version = nextVersion();
+    const stamp = { now: formatMillis(), version };
+    // Tombstones are written inside the engine (INSERT … SELECT): a person's or a namespace's
+    // rows never pass through this process, however many there are.
+    const tombstone = async (table: string, where: string, replace: string): Promise<number> => {
+      const [n] = await this.storage.query<{ n: string }>(`SELECT count() AS n FROM ${table} FINAL WHERE ${where} AND deleted = 0`, params);
+      const count = Number(n?.n ?? 0);
+      if (count > 0) {
+        // The filter runs in a subquery: at the outer level `deleted` would name the replacement.
+        await this.storage.insertSelect(table, `SELECT * REPLACE (${replace}, {version:UInt64} AS version) FROM (SELECT * FROM ${table} FINAL WHERE ${where} AND deleted = 0)`, { ...params, ...stamp });
+      }
+      return count;
+    };
+    const deletedNow = "true AS deleted, {now:DateTime64(3, 'UTC')} AS deleted_at";
+    // Appends of these threads mid-embed re-read and write no vector for a turn that goes.
+    const threads = await this.storage.query<{ namespace: string; thread_id: string }>(
+      `SELECT DISTINCT namespace, thread_id FROM ${tables.conversations} FINAL WHERE ${inScope} AND ${where} AND deleted = 0`,
       params,
     );
-    // Appends of these threads mid-embed re-read and write no vector for a turn that went.
-    for (const key of new Set(turns.map((t) => `${t.namespace}\u0000${t.thread_id}`))) {
-      const [ns, thread] = key.split('\u0000') as [string, string];
-      this.fence.bump(ns, thread);
-    }
-    await this.storage.insert(tables.conversations, turns.map((t) => ({ ...t, deleted: true, deleted_at: now, version: nextVersion() })));
-    erased.turns = turns.length;
+    for (const t of threads) this.fence.bump(t.namespace, t.thread_id);
+    erased.turns = await tombstone(tables.conversations, `${inScope} AND ${where}`, deletedNow);
     // Their vectors, and vectors whose transcript row is gone (expired): the user_id is on the row itself.
-    const embeddings = await this.storage.query<Record<string, unknown>>(
-      `SELECT ${EMBEDDING_COLUMNS} FROM ${tables.conversationEmbeddings} FINAL WHERE ${inScope} AND ${where} AND deleted = 0`,
-      params,
-    );
-    await this.storage.insert(tables.conversationEmbeddings, embeddings.map((e) => ({ ...e, deleted: true, deleted_at: now, version: nextVersion() })));
-    erased.embeddings = embeddings.length;
-    if (!byUser) {
-      const threads = await this.storage.query<Record<string, unknown>>(
-        `SELECT namespace, thread_id, title, metadata, run_id, created_at FROM ${tables.conversationThreads} FINAL WHERE ${inScope} AND deleted = 0`,
-        params,
-      );
-      await this.storage.insert(tables.conversationThreads, threads.map((t) => ({ ...t, updated_at: now, deleted: true, version: nextVersion() })));
-      erased.threads = threads.length;
-    }
-    const memories = await this.storage.query<Record<string, unknown>>(
-      `SELECT namespace, memory_id, user_id, text, source, extraction_id, model, embedding, created_at FROM ${tables.memories} FINAL WHERE ${inScope} AND ${where} AND deleted = 0`,
-      params,
-    );
-    await this.storage.insert(tables.memories, memories.map((m) => ({ ...m, deleted: true, version: nextVersion() })));
-    erased.memories = memories.length;
+    erased.embeddings = await tombstone(tables.conversationEmbeddings, `${inScope} AND ${where}`, deletedNow);
+    if (!byUser) erased.threads = await tombstone(tables.conversationThreads, inScope, "true AS deleted, {now:DateTime64(3, 'UTC')} AS updated_at");
+    erased.memories = await tombstone(tables.memories, `${inScope} AND ${where}`, 'true AS deleted');
     const [evidence] = await this.storage.query<{ n: string }>(`SELECT count() AS n FROM ${tables.memoryEvidence} WHERE ${inScope} AND ${where}`, params);
     erased.evidence = Number(evidence?.n ?? 0);
     if (erased.evidence > 0) await this.storage.command(`DELETE FROM ${tables.memoryEvidence} WHERE ${inScope} AND ${where}`, params);
@@ -188,12 +180,7 @@ export class ErasureService {
     erased.observations = Number(observed?.n ?? 0);
     if (erased.observations > 0) await this.storage.command(`DELETE FROM ${tables.observations} WHERE ${inScope} AND ${where}`, params);
     const briefWhere = byUser ? 'startsWith(brief_key, {prefix:String})' : '1';
-    const briefs = await this.storage.query<Record<string, unknown>>(
-      `SELECT * EXCEPT (version, deleted) FROM ${tables.sessionBriefs} FINAL WHERE ${inScope} AND ${briefWhere} AND deleted = 0`,
-      { ...params, prefix: `~${row.user_id}~` },
-    );
-    await this.storage.insert(tables.sessionBriefs, briefs.map((b) => ({ ...b, deleted: true, updated_at: now, version: nextVersion() })));
-    erased.briefs = briefs.length;
+    erased.briefs = await tombstone(tables.sessionBriefs, `${inScope} AND ${briefWhere}`, "true AS deleted, {now:DateTime64(3, 'UTC')} AS updated_at");
     return done();
   }
 
