@@ -86,6 +86,59 @@ describe('migrations', () => {
     }
   });
 
+  it.each([27, 28])('the rebuild of conversations (0025-0029) keeps every row, tombstones included, in granules of 512 KiB, with step %i applied but not recorded by a crash', async (crashedStep) => {
+    const storage = Storage.open({ database: uniqueDatabase(), dataDir: workerDataDir() });
+    const before = mkdtempSync(join(tmpdir(), 'loom-mig-'));
+    try {
+      const upTo = async (version: number): Promise<void> => {
+        for (const m of readMigrations().filter((m) => m.version <= version)) writeFileSync(join(before, `${String(m.version).padStart(4, '0')}_${m.name}.sql`), m.sql);
+        await runMigrations(storage, { dir: before });
+      };
+      await upTo(24);
+      const turn = (i: number, version: number, deleted = false) => ({
+        namespace: 'ns',
+        thread_id: `t${i % 3}`,
+        agent: 'default',
+        msg_id: `m${i}`,
+        ts: '2026-11-29 12:00:00.000000',
+        role: 'user',
+        content: `turn ${i}`,
+        reasoning: '',
+        user_id: 'u',
+        run_id: '',
+        metadata: '{}',
+        tokens: null,
+        is_high: false,
+        deleted,
+        created_at: '2026-11-29 12:00:00.000',
+        version,
+      });
+      await storage.insert(storage.tables.conversations, [...Array.from({ length: 50 }, (_, i) => turn(i, i + 1)), turn(7, 100, true)]);
+      await upTo(crashedStep - 1);
+      // The step ran but a crash kept it from being recorded: the next run repeats it, which changes nothing.
+      const step = readMigrations().find((m) => m.version === crashedStep)!;
+      await storage.command(renderMigration(step.sql, storage.tables.database, undefined));
+      await expect(runMigrations(storage)).resolves.toMatchObject({ applied: expect.arrayContaining(['0029_drop_conversations_v1']) });
+      const after = await storage.query<{ msg_id: string; deleted: boolean; version: string }>(
+        `SELECT msg_id, deleted, version FROM ${storage.tables.conversations} FINAL ORDER BY toUInt32(substring(msg_id, 2))`,
+      );
+      expect(after).toHaveLength(50);
+      expect(after[7]).toMatchObject({ msg_id: 'm7', deleted: true });
+      expect(after.filter((r) => r.deleted)).toHaveLength(1);
+      const [meta] = await storage.query<{ settings: string; tables: string[] }>(
+        `SELECT engine_full AS settings, (SELECT groupArray(name) FROM system.tables WHERE database = {db:String} AND name LIKE 'conversations%') AS tables
+         FROM system.tables WHERE database = {db:String} AND name = 'conversations'`,
+        { db: storage.tables.database },
+      );
+      expect(meta!.settings).toContain('index_granularity_bytes = 524288');
+      expect(meta!.tables).toEqual(['conversations']);
+    } finally {
+      await storage.command(`DROP DATABASE IF EXISTS ${storage.tables.database}`);
+      await storage.close();
+      rmSync(before, { recursive: true, force: true });
+    }
+  });
+
   it('refuse two files with one version', () => {
     const dir = mkdtempSync(join(tmpdir(), 'loom-mig-'));
     writeFileSync(join(dir, '0001_create_a.sql'), 'SELECT 1');

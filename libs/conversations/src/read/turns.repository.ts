@@ -1,7 +1,7 @@
 import type { Storage } from '@loom/clickhouse';
 import { ALL_AGENTS, type SortOrder } from '@loom/contracts';
 import type { TurnCursor } from '../cursor';
-import type { TranscriptRow } from '../rows';
+import { turnKey, type TranscriptRow } from '../rows';
 
 export interface ThreadStats {
   turn_count: number;
@@ -68,7 +68,12 @@ export class TurnsRepository {
     return { turn_count: Number(row?.turn_count ?? 0), first_ts: row?.first_ts ?? null, last_ts: row?.last_ts ?? null };
   }
 
-  /** Threads active in the window, newest first, with their last turn's first `textChars` characters. */
+  /**
+   * Threads active in the window, newest first, with their last turn's first `textChars`
+   * characters. Two reads: the ranking aggregates every live row of the namespace but no text,
+   * then the text of the page's last turns only. Reading `content` inside the aggregate was
+   * most of its cost (at 100k turns, 88 ms against 28 without).
+   */
   async recentThreads(options: {
     namespace: string;
     agent: string;
@@ -77,17 +82,30 @@ export class TurnsRepository {
     offset: number;
     textChars: number;
   }): Promise<ThreadActivityRow[]> {
-    const rows = await this.storage.query<ThreadActivityRow & { turn_count: string }>(
+    const ranked = await this.storage.query<Omit<ThreadActivityRow, 'last_text'> & { turn_count: string; last_agent: string; last_msg_id: string }>(
       `SELECT thread_id, groupUniqArray(agent) AS agents, max(ts) AS last_ts, count() AS turn_count,
-              argMax(role, (ts, msg_id)) AS last_role, argMax(substringUTF8(content, 1, {chars:UInt32}), (ts, msg_id)) AS last_text
+              argMax(role, (ts, msg_id)) AS last_role, argMax(agent, (ts, msg_id)) AS last_agent, argMax(msg_id, (ts, msg_id)) AS last_msg_id
        FROM ${this.storage.tables.conversations} FINAL
        WHERE namespace = {ns:String} AND deleted = 0 ${options.agent === ALL_AGENTS ? '' : 'AND agent = {agent:String}'}
        GROUP BY thread_id
        HAVING last_ts >= now64(6) - toIntervalDay({days:UInt32})
        ORDER BY last_ts DESC, thread_id ASC
        LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
-      { ns: options.namespace, agent: options.agent, days: options.windowDays, limit: options.limit, offset: options.offset, chars: options.textChars },
+      { ns: options.namespace, agent: options.agent, days: options.windowDays, limit: options.limit, offset: options.offset },
     );
-    return rows.map((r) => ({ ...r, turn_count: Number(r.turn_count) }));
+    if (ranked.length === 0) return [];
+    const texts = await this.storage.query<{ thread_id: string; agent: string; msg_id: string; text: string }>(
+      `SELECT thread_id, agent, msg_id, substringUTF8(content, 1, {chars:UInt32}) AS text
+       FROM ${this.storage.tables.conversations} FINAL
+       WHERE namespace = {ns:String} AND thread_id IN {threads:Array(String)} AND msg_id IN {msgs:Array(String)} AND deleted = 0`,
+      { ns: options.namespace, threads: ranked.map((r) => r.thread_id), msgs: [...new Set(ranked.map((r) => r.last_msg_id))], chars: options.textChars },
+    );
+    const textOf = new Map(texts.map((t) => [turnKey({ namespace: options.namespace, ...t }), t.text]));
+    // A last turn tombstoned between the two reads shows no text; the next listing has the new last turn.
+    return ranked.map(({ last_agent, last_msg_id, ...r }) => ({
+      ...r,
+      turn_count: Number(r.turn_count),
+      last_text: textOf.get(turnKey({ namespace: options.namespace, thread_id: r.thread_id, agent: last_agent, msg_id: last_msg_id })) ?? '',
+    }));
   }
 }

@@ -1,0 +1,1 @@
+RENAME TABLE IF EXISTS {db}.conversations_next TO {db}.conversations {on_cluster}
