@@ -27,6 +27,8 @@ export interface SearchAtSize {
   queries: number;
   /** How long the load's background merges took to finish before measuring, and the parts left. */
   settle?: { ms: number; activeParts: number; merged: boolean };
+  /** Reading threads back at the same size (no target): the newest 20 threads, and one thread's turns. Absent in runs before they were measured. */
+  reads?: { threads: LatencySummary; list: LatencySummary };
 }
 
 export interface SearchPartResult {
@@ -166,8 +168,20 @@ async function measure(client: LoomClient, turns: number, queries: string[]): Pr
       return { ok: true };
     },
   });
+  // Reading back: conversation.threads (newest 20) and conversation.list of one thread (its ~20 turns).
+  const read = async (op: string, body: Record<string, unknown>): Promise<number> => {
+    const r = await client.call(op, { namespace: NAMESPACE, ...body });
+    if (r.status !== 200) throw new Error(`${op} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
+    return r.ms;
+  };
+  const threads: number[] = [];
+  const list: number[] = [];
+  for (let i = 0; i < 5; i += 1) await read('conversation.threads', {});
+  for (let i = 0; i < 50; i += 1) threads.push(await read('conversation.threads', {}));
+  for (let i = 0; i < 100; i += 1) list.push(await read('conversation.list', { thread_id: `s-t${(i * 53) % THREADS}` }));
   return {
     turns,
+    reads: { threads: summarize(threads), list: summarize(list) },
     namespaceWide: summarize(wide),
     threadScoped: summarize(scoped),
     concurrent: { concurrency: 8, throughput: concurrent.throughput, latencyMs: concurrent.latencyMs },

@@ -283,6 +283,18 @@ function searchSection(s: SearchPartResult, meta: RunMeta): string {
       }),
     ),
   );
+  const withReads = s.sizes.filter((z) => z.reads);
+  if (withReads.length > 0) {
+    out.push('');
+    out.push('**Reading threads back** at the same sizes (no target): `conversation.threads` (the newest 20 of 5,000 threads, 50 calls) and `conversation.list` of one thread (about 2 to 20 turns, 100 threads).');
+    out.push('');
+    out.push(
+      table(
+        ['Turns', 'threads p50 ms', 'threads p95 ms', 'list p50 ms', 'list p95 ms'],
+        withReads.map((z) => [z.turns.toLocaleString('en-US'), f(z.reads!.threads.p50), f(z.reads!.threads.p95), f(z.reads!.list.p50), f(z.reads!.list.p95)]),
+      ),
+    );
+  }
   const b = s.baseline;
   const last = s.sizes[s.sizes.length - 1];
   const settled = s.sizes.filter((z) => z.settle);
