@@ -95,4 +95,35 @@ describe('loom CLI (embedded)', () => {
     const found = await new LoomApi(`http://127.0.0.1:${port}`, admin).ok('conversation.search', { namespace: 'acme', query: 'from the CLI token' });
     expect(found).toMatchObject({ mode: 'vector', hits: [{ msg_id: expect.any(String), excerpt: 'from the CLI token' }] });
   });
+
+  it('CONV-RET-02, CONV-RET-08: loom erasure export writes a person\'s turns as JSON lines with progress, loom erasure request erases them (or answers pending with --no-wait), and loom erasure status reads the record', async () => {
+    const admin = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+    const api = new LoomApi(upUrl(), admin);
+    for (let i = 0; i < 30; i++) await api.ok('conversation.append', { namespace: 'acme', thread_id: `gdpr-${i % 3}`, msg_id: `g${i}`, role: 'user', content: `turn ${i} of the person`, user_id: 'leaver' });
+    const cliEnv = { ...env, LOOM_URL: upUrl(), LOOM_TOKEN: admin };
+    const out = join(dataDir, 'leaver.jsonl');
+    const exported = await run(process.execPath, [CLI, 'erasure', 'export', '--namespace', 'acme', '--user-id', 'leaver', '--out', out], { env: cliEnv });
+    const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { msg_id: string; user_id: string; deleted: boolean });
+    expect(lines).toHaveLength(30);
+    expect(lines.every((l) => l.user_id === 'leaver' && !l.deleted)).toBe(true);
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+    expect(exported.stderr).toContain('exported 30 turn(s) of user leaver in every namespace the token covers (0 tombstoned)');
+    const erased = await run(process.execPath, [CLI, 'erasure', 'request', '--namespace', 'acme', '--user-id', 'leaver', '--json'], { env: cliEnv });
+    const answer = JSON.parse(erased.stdout) as { erasure_id: string; status: string; erased: { turns: number } };
+    expect(answer).toMatchObject({ status: 'done', erased: { turns: 30 } });
+    const status = await run(process.execPath, [CLI, 'erasure', 'status', answer.erasure_id, '--namespace', 'acme'], { env: cliEnv });
+    expect(status.stdout).toContain(`erasure ${answer.erasure_id} (a person's data): done`);
+    expect(status.stdout).toContain('tombstoned: 30 turns, 30 embeddings');
+    // Tombstoned turns are still exported, unless --live-only.
+    const again = await run(process.execPath, [CLI, 'erasure', 'export', '--namespace', 'acme', '--user-id', 'leaver'], { env: cliEnv });
+    expect(again.stdout.trim().split('\n').map((l) => JSON.parse(l) as { deleted: boolean }).every((l) => l.deleted)).toBe(true);
+    const live = await run(process.execPath, [CLI, 'erasure', 'export', '--namespace', 'acme', '--user-id', 'leaver', '--live-only'], { env: cliEnv });
+    expect(live.stdout).toBe('');
+    const later = await run(process.execPath, [CLI, 'erasure', 'request', '--namespace', 'acme', '--user-id', 'someone-else', '--no-wait'], { env: cliEnv });
+    expect(later.stdout).toMatch(/: pending\n/);
+    expect(later.stdout).toContain('loom erasure status era_');
+    const bad = await run(process.execPath, [CLI, 'erasure', 'request', '--namespace', 'acme'], { env: cliEnv }).catch((e: { stderr: string; code: number }) => e);
+    expect((bad as { code: number }).code).toBe(1);
+    expect((bad as { stderr: string }).stderr).toContain('give exactly one of --user-id (a person) or --namespaces');
+  });
 });

@@ -8,6 +8,7 @@ import { reembedCommand } from './commands/reembed.command';
 import { ingestTranscriptCommand } from './commands/ingest-transcript.command';
 import { briefsGetCommand, briefsListCommand } from './commands/briefs.command';
 import { runsListCommand } from './commands/runs.command';
+import { erasureExportCommand, erasureRequestCommand, erasureStatusCommand } from './commands/erasure.command';
 
 const program = new Command('loom').description('Loom: a memory of coding-agent sessions').showHelpAfterError();
 
@@ -66,6 +67,38 @@ briefs
   .option('--url <url>', 'the gateway (default $LOOM_URL)')
   .option('--token <token>', 'a viewer token (default $LOOM_TOKEN)')
   .action(briefsGetCommand);
+
+const erasure = program.command('erasure').description("a person's or a namespace's data: erase it, check on an erasure, export it (admin)");
+erasure
+  .command('request')
+  .description("erase a person's data in every namespace the token covers (--user-id), or whole namespaces (--namespaces)")
+  .requiredOption('--namespace <ns>', 'the namespace the request is made in (its status is read there)')
+  .option('--user-id <id>', 'the person')
+  .option('--namespaces <list>', 'whole namespaces, comma-separated')
+  .option('--purge', 'with --namespaces: remove the rows from disk instead of tombstoning them')
+  .option('--no-wait', 'answer once the request is stored; it finishes in the background')
+  .option('--url <url>', 'the gateway (default $LOOM_URL)')
+  .option('--token <token>', 'an admin token (default $LOOM_TOKEN)')
+  .option('--json', 'print JSON')
+  .action(erasureRequestCommand);
+erasure
+  .command('status <erasure_id>')
+  .description('where an erasure stands')
+  .requiredOption('--namespace <ns>', 'the namespace the request was made in')
+  .option('--url <url>', 'the gateway (default $LOOM_URL)')
+  .option('--token <token>', 'an admin token (default $LOOM_TOKEN)')
+  .option('--json', 'print JSON')
+  .action(erasureStatusCommand);
+erasure
+  .command('export')
+  .description("a person's turns (--user-id) or a namespace's, tombstoned ones included, as JSON lines; progress on stderr")
+  .requiredOption('--namespace <ns>', 'the namespace (with --user-id: every namespace the token covers)')
+  .option('--user-id <id>', 'the person')
+  .option('--live-only', 'leave tombstoned turns out')
+  .option('--out <file>', 'write to this file (mode 600) instead of stdout')
+  .option('--url <url>', 'the gateway (default $LOOM_URL)')
+  .option('--token <token>', 'an admin token (default $LOOM_TOKEN)')
+  .action(erasureExportCommand);
 
 const runs = program.command('runs').description('agent runs and what their model calls cost');
 runs

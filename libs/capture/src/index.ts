@@ -8,3 +8,4 @@ export * from './ingest';
 export * from './usage';
 export * from './observations';
 export * from './brief-events';
+export * from './erasure-client';

@@ -219,7 +219,7 @@ export async function handTurnsToMemory(turns: readonly CapturedTurn[], target: 
  * One op over HTTP. A 503 (storage or a dependency down) is retried with backoff: every op this
  * sends is safe to repeat (ids make appends idempotent). Errors say what to do next.
  */
-async function callOp<T>(target: { url: string; token: string }, op: string, body: object): Promise<T> {
+export async function callOp<T>(target: { url: string; token: string }, op: string, body: object): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     let response: Response;
     try {
