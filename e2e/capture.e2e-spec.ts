@@ -247,6 +247,19 @@ describe('capture clients and loom ingest-transcript', () => {
     expect(stored.filter((t) => t.content === 'List the synthetic files.')).toHaveLength(1);
   });
 
+  it('CAPTURE-04, CAPTURE-09: with LOOM_CAPTURE_BRIEF_ON_STOP=true a Codex Stop also saves the session brief from its turns and shell commands, and a Stop with nothing new saves nothing', async () => {
+    const rollout = sharedDataPath('transcripts', 'codex-rollout-acidicsoil-2025-11-17T15-30-28-019a93b9.jsonl');
+    // Codex's Stop input (codex-hook-input-schemas.json): Claude Code's fields plus turn_id and model.
+    await hook({ session_id: 'codex-brief', transcript_path: rollout, hook_event_name: 'Stop', turn_id: 't1', model: 'm' }, { LOOM_CAPTURE_BRIEF_ON_STOP: 'true' });
+    const { brief } = await loom.admin.ok('session.brief_get', { namespace: ns, from_session: 'codex-brief' });
+    expect(brief).toMatchObject({ revision: 1, author: 'deterministic' });
+    expect(brief.sections.goal).not.toBe('');
+    expect(brief.sections.status).toMatch(/Last error: shell: .*\(failed\)/);
+    expect((await turns('codex-brief')).length).toBeGreaterThan(0);
+    await hook({ session_id: 'codex-brief', transcript_path: rollout, hook_event_name: 'Stop', turn_id: 't2', model: 'm' }, { LOOM_CAPTURE_BRIEF_ON_STOP: 'true' });
+    expect((await loom.admin.ok('session.brief_get', { namespace: ns, from_session: 'codex-brief' })).brief.revision).toBe(1);
+  });
+
   it('CAPTURE-07, CONV-REC-10: at session end the hook hands the turns to memory.set_from_messages (deferred) although recording is off', async () => {
     await loom.admin.ok('conversation.set_logging', { namespace: ns, enabled: false });
     const transcript = join(work, `end-${ns}.jsonl`);

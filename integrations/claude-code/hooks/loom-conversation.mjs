@@ -20,6 +20,9 @@
 //   LOOM_CAPTURE_CONVERSATIONS=false   turn transcript capture off (no append calls)
 //   LOOM_CAPTURE_MEMORY=false          turn the session-end hand-off to memory off
 //   LOOM_CAPTURE_BRIEFS=false          turn the brief saves and the session-start primer off
+//   LOOM_CAPTURE_BRIEF_ON_STOP=true    also save the brief at every Stop, for clients that send
+//                                      no PreCompact or SessionEnd (Codex); each save sends only
+//                                      what is new since the last one
 //   LOOM_CAPTURE_USAGE=false           report no turn usage: the session's run has no model cost
 //   LOOM_CAPTURE_OBSERVATIONS=false    record no tool actions
 //   LOOM_NAMESPACE                     namespace to record into (default "default")
@@ -58,13 +61,20 @@ async function main() {
   state = await sessionRun(command, prefix, common, state, event === 'SessionEnd');
   state = await sessionObservations(command, prefix, common, state, event === 'SessionEnd');
   writeState(stateDir, statePath, state);
-  if (event === 'PreCompact' || event === 'SessionEnd') {
-    if (briefsOn) {
-      // Only the turns since the last brief save: the brief is revised, not rebuilt.
-      const args = [...prefix, 'ingest-transcript', ...common, '--target', 'brief', ...(state.brief_msg_id ? ['--after-msg-id', state.brief_msg_id] : [])];
+  const briefOnStop = (env.LOOM_CAPTURE_BRIEF_ON_STOP ?? '').toLowerCase() === 'true';
+  if (briefsOn && (event === 'PreCompact' || event === 'SessionEnd' || (event === 'Stop' && briefOnStop))) {
+    // Only the turns and tool actions since the last brief save: the brief is revised, not rebuilt.
+    const args = [...prefix, 'ingest-transcript', ...common, '--target', 'brief', ...(state.brief_msg_id ? ['--after-msg-id', state.brief_msg_id] : [])];
+    try {
       const saved = JSON.parse((await run(command, args)).trim().split('\n').pop());
-      writeState(stateDir, statePath, { ...state, brief_msg_id: saved.last_msg_id ?? state.brief_msg_id ?? null });
+      state = { ...state, brief_msg_id: saved.last_msg_id ?? state.brief_msg_id ?? null };
+      writeState(stateDir, statePath, state);
+    } catch (error) {
+      // The transcript capture below does not wait on the brief.
+      process.stderr.write(`loom capture: the brief save failed: ${error.message}\n`);
     }
+  }
+  if (event === 'PreCompact' || event === 'SessionEnd') {
     if (event === 'SessionEnd' && (env.LOOM_CAPTURE_MEMORY ?? '').toLowerCase() !== 'false') await run(command, [...prefix, 'ingest-transcript', ...common, '--target', 'memory']);
     return;
   }
