@@ -36,107 +36,75 @@ describe('migrations', () => {
   });
 
   it.each([9, 10])('the rebuild of conversation_embeddings (0007-0011) keeps every row and adds the Int8 copy, with step %i applied but not recorded by a crash', async (crashedStep) => {
-    const storage = Storage.open({ database: uniqueDatabase(), dataDir: workerDataDir() });
-    const before = mkdtempSync(join(tmpdir(), 'loom-mig-'));
-    try {
-      const upTo = async (version: number): Promise<void> => {
-        for (const m of readMigrations().filter((m) => m.version <= version)) writeFileSync(join(before, `${String(m.version).padStart(4, '0')}_${m.name}.sql`), m.sql);
-        await runMigrations(storage, { dir: before });
-      };
-      await upTo(6);
-      const rows = [0.5, -0.25, 0].map((x, i) => ({
-        namespace: 'ns',
-        thread_id: 't',
-        msg_id: `m${i}`,
-        agent: 'default',
-        role: 'user',
-        ts: '2026-11-29 12:00:00.000000',
-        text: `turn ${i}`,
-        model: 'hashed-v1-384',
-        embedding: [x, 1 - x, -x],
-        embed_error: '',
-        created_at: '2026-11-29 12:00:00.000',
-        version: i + 1,
-      }));
-      await storage.insert(storage.tables.conversationEmbeddings, rows);
-      await upTo(crashedStep - 1);
-      // The step ran but a crash kept it from being recorded: the next run repeats it, which changes nothing.
-      const step = readMigrations().find((m) => m.version === crashedStep)!;
-      await storage.command(renderMigration(step.sql, storage.tables.database, undefined));
-      await expect(runMigrations(storage)).resolves.toMatchObject({ applied: expect.arrayContaining(['0011_drop_conversation_embeddings_v1']) });
-      const after = await storage.query<{ msg_id: string; embedding_q8: number[]; embedding_scale: number }>(
-        `SELECT msg_id, embedding_q8, embedding_scale FROM ${storage.tables.conversationEmbeddings} FINAL ORDER BY msg_id`,
-      );
-      expect(after.map((r) => [r.msg_id, r.embedding_q8])).toEqual([
-        ['m0', [127, 127, -127]],
-        ['m1', [-25, 127, 25]],
-        ['m2', [0, 127, 0]],
-      ]);
-      const [meta] = await storage.query<{ settings: string; tables: string }>(
-        `SELECT engine_full AS settings, (SELECT groupArray(name) FROM system.tables WHERE database = {db:String} AND name LIKE 'conversation_embeddings%') AS tables
-         FROM system.tables WHERE database = {db:String} AND name = 'conversation_embeddings'`,
-        { db: storage.tables.database },
-      );
-      expect(meta!.settings).toContain('index_granularity = 64');
-      expect(meta!.tables).toEqual(['conversation_embeddings']);
-    } finally {
-      await storage.command(`DROP DATABASE IF EXISTS ${storage.tables.database}`);
-      await storage.close();
-      rmSync(before, { recursive: true, force: true });
-    }
+    await rebuildAfterCrash(
+      'conversation_embeddings',
+      6,
+      crashedStep,
+      async (storage) => {
+        const rows = [0.5, -0.25, 0].map((x, i) => ({
+          namespace: 'ns',
+          thread_id: 't',
+          msg_id: `m${i}`,
+          agent: 'default',
+          role: 'user',
+          ts: '2026-11-29 12:00:00.000000',
+          text: `turn ${i}`,
+          model: 'hashed-v1-384',
+          embedding: [x, 1 - x, -x],
+          embed_error: '',
+          created_at: '2026-11-29 12:00:00.000',
+          version: i + 1,
+        }));
+        await storage.insert(storage.tables.conversationEmbeddings, rows);
+      },
+      async (storage, meta) => {
+        const after = await storage.query<{ msg_id: string; embedding_q8: number[]; embedding_scale: number }>(
+          `SELECT msg_id, embedding_q8, embedding_scale FROM ${storage.tables.conversationEmbeddings} FINAL ORDER BY msg_id`,
+        );
+        expect(after.map((r) => [r.msg_id, r.embedding_q8])).toEqual([
+          ['m0', [127, 127, -127]],
+          ['m1', [-25, 127, 25]],
+          ['m2', [0, 127, 0]],
+        ]);
+        expect(meta.settings).toContain('index_granularity = 64');
+        expect(meta.tables).toEqual(['conversation_embeddings']);
+      },
+    );
   });
 
   it.each([27, 28])('the rebuild of conversations (0025-0029) keeps every row, tombstones included, in granules of 512 KiB, with step %i applied but not recorded by a crash', async (crashedStep) => {
-    const storage = Storage.open({ database: uniqueDatabase(), dataDir: workerDataDir() });
-    const before = mkdtempSync(join(tmpdir(), 'loom-mig-'));
-    try {
-      const upTo = async (version: number): Promise<void> => {
-        for (const m of readMigrations().filter((m) => m.version <= version)) writeFileSync(join(before, `${String(m.version).padStart(4, '0')}_${m.name}.sql`), m.sql);
-        await runMigrations(storage, { dir: before });
-      };
-      await upTo(24);
-      const turn = (i: number, version: number, deleted = false) => ({
-        namespace: 'ns',
-        thread_id: `t${i % 3}`,
-        agent: 'default',
-        msg_id: `m${i}`,
-        ts: '2026-11-29 12:00:00.000000',
-        role: 'user',
-        content: `turn ${i}`,
-        reasoning: '',
-        user_id: 'u',
-        run_id: '',
-        metadata: '{}',
-        tokens: null,
-        is_high: false,
-        deleted,
-        created_at: '2026-11-29 12:00:00.000',
-        version,
-      });
-      await storage.insert(storage.tables.conversations, [...Array.from({ length: 50 }, (_, i) => turn(i, i + 1)), turn(7, 100, true)]);
-      await upTo(crashedStep - 1);
-      // The step ran but a crash kept it from being recorded: the next run repeats it, which changes nothing.
-      const step = readMigrations().find((m) => m.version === crashedStep)!;
-      await storage.command(renderMigration(step.sql, storage.tables.database, undefined));
-      await expect(runMigrations(storage)).resolves.toMatchObject({ applied: expect.arrayContaining(['0029_drop_conversations_v1']) });
-      const after = await storage.query<{ msg_id: string; deleted: boolean; version: string }>(
-        `SELECT msg_id, deleted, version FROM ${storage.tables.conversations} FINAL ORDER BY toUInt32(substring(msg_id, 2))`,
-      );
-      expect(after).toHaveLength(50);
-      expect(after[7]).toMatchObject({ msg_id: 'm7', deleted: true });
-      expect(after.filter((r) => r.deleted)).toHaveLength(1);
-      const [meta] = await storage.query<{ settings: string; tables: string[] }>(
-        `SELECT engine_full AS settings, (SELECT groupArray(name) FROM system.tables WHERE database = {db:String} AND name LIKE 'conversations%') AS tables
-         FROM system.tables WHERE database = {db:String} AND name = 'conversations'`,
-        { db: storage.tables.database },
-      );
-      expect(meta!.settings).toContain('index_granularity_bytes = 524288');
-      expect(meta!.tables).toEqual(['conversations']);
-    } finally {
-      await storage.command(`DROP DATABASE IF EXISTS ${storage.tables.database}`);
-      await storage.close();
-      rmSync(before, { recursive: true, force: true });
-    }
+    const turn = (i: number, version: number, deleted = false) => ({
+      namespace: 'ns',
+      thread_id: `t${i % 3}`,
+      agent: 'default',
+      msg_id: `m${i}`,
+      ts: '2026-11-29 12:00:00.000000',
+      role: 'user',
+      content: `turn ${i}`,
+      reasoning: '',
+      user_id: 'u',
+      run_id: '',
+      metadata: '{}',
+      tokens: null,
+      is_high: false,
+      deleted,
+      created_at: '2026-11-29 12:00:00.000',
+      version,
+    });
+    await rebuildAfterCrash(
+      'conversations',
+      24,
+      crashedStep,
+      (storage) => storage.insert(storage.tables.conversations, [...Array.from({ length: 50 }, (_, i) => turn(i, i + 1)), turn(7, 100, true)]),
+      async (storage, meta) => {
+        const after = await storage.query<{ msg_id: string; deleted: boolean }>(`SELECT msg_id, deleted FROM ${storage.tables.conversations} FINAL ORDER BY toUInt32(substring(msg_id, 2))`);
+        expect(after).toHaveLength(50);
+        expect(after[7]).toMatchObject({ msg_id: 'm7', deleted: true });
+        expect(after.filter((r) => r.deleted)).toHaveLength(1);
+        expect(meta.settings).toContain('index_granularity_bytes = 524288');
+        expect(meta.tables).toEqual(['conversations']);
+      },
+    );
   });
 
   it('refuse two files with one version', () => {
@@ -152,3 +120,43 @@ describe('migrations', () => {
     expect(renderMigration(sql, 'loom', 'prod')).toBe('CREATE TABLE loom.t ON CLUSTER prod (v UInt64) ENGINE = ReplicatedReplacingMergeTree(v) ORDER BY v');
   });
 });
+
+/**
+ * A table rebuild (create _next, copy, rename, rename, drop) interrupted by a crash: the schema up
+ * to `before`, `seed` writes rows, then step `crashedStep` runs without being recorded and the
+ * next run repeats it. Answers the rebuilt table's engine settings and the tables of its name.
+ */
+async function rebuildAfterCrash(
+  table: string,
+  before: number,
+  crashedStep: number,
+  seed: (storage: Storage) => Promise<void>,
+  check: (storage: Storage, meta: { settings: string; tables: string[] }) => Promise<void>,
+): Promise<void> {
+  const storage = Storage.open({ database: uniqueDatabase(), dataDir: workerDataDir() });
+  const dir = mkdtempSync(join(tmpdir(), 'loom-mig-'));
+  try {
+    const upTo = async (version: number): Promise<void> => {
+      for (const m of readMigrations().filter((m) => m.version <= version)) writeFileSync(join(dir, `${String(m.version).padStart(4, '0')}_${m.name}.sql`), m.sql);
+      await runMigrations(storage, { dir });
+    };
+    await upTo(before);
+    await seed(storage);
+    await upTo(crashedStep - 1);
+    // The step ran but a crash kept it from being recorded: the next run repeats it, which changes nothing.
+    const step = readMigrations().find((m) => m.version === crashedStep)!;
+    await storage.command(renderMigration(step.sql, storage.tables.database, undefined));
+    const last = readMigrations().filter((m) => m.version > crashedStep && m.sql.includes('DROP TABLE'))[0]!;
+    await expect(runMigrations(storage)).resolves.toMatchObject({ applied: expect.arrayContaining([`${String(last.version).padStart(4, '0')}_${last.name}`]) });
+    const [meta] = await storage.query<{ settings: string; tables: string[] }>(
+      `SELECT engine_full AS settings, (SELECT groupArray(name) FROM system.tables WHERE database = {db:String} AND name LIKE {like:String}) AS tables
+       FROM system.tables WHERE database = {db:String} AND name = {table:String}`,
+      { db: storage.tables.database, table, like: `${table}%` },
+    );
+    await check(storage, meta!);
+  } finally {
+    await storage.command(`DROP DATABASE IF EXISTS ${storage.tables.database}`);
+    await storage.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
