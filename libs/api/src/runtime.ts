@@ -65,7 +65,10 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
     // Replicas that start together take turns: the schema is migrated once.
     const migrations = await runMigrations(storage, {
       ...(nats ? { lock: new NatsKvLock(nats.connection) } : {}),
-      onProgress: (p) => logger.info({ migration: p.migration, step: `${p.index}/${p.total}` }, 'applying migration'),
+      onProgress: (p) =>
+        p.elapsedMs === undefined
+          ? logger.info({ migration: p.migration, step: `${p.index}/${p.total}` }, 'applying migration')
+          : logger.info({ migration: p.migration, step: `${p.index}/${p.total}`, elapsed_s: Math.round(p.elapsedMs / 1000) }, 'migration still running (a table copy takes a while; do not stop the process)'),
     });
     const retention = await applyRetention(storage, config.retention);
     if (retention !== 'unchanged') logger.info({ retention_days: config.retention.days, warm_days: config.retention.warmDays, ttl: retention }, 'transcript retention applied');

@@ -107,6 +107,28 @@ describe('migrations', () => {
     );
   });
 
+  it('a long step says it is still running while it runs, then the next step starts', async () => {
+    const storage = Storage.open({ database: uniqueDatabase(), dataDir: workerDataDir() });
+    const dir = mkdtempSync(join(tmpdir(), 'loom-mig-'));
+    try {
+      writeFileSync(join(dir, '0001_create_t.sql'), 'CREATE TABLE IF NOT EXISTS {db}.t (n UInt64) ENGINE = MergeTree ORDER BY n');
+      // Long enough for a few heartbeats of 20 ms.
+      writeFileSync(join(dir, '0002_copy_t.sql'), 'INSERT INTO {db}.t SELECT number FROM numbers(20000000) WHERE sipHash64(number) % 1000 = 0');
+      const events: Array<{ migration: string; elapsedMs?: number }> = [];
+      await runMigrations(storage, { dir, heartbeatMs: 20, onProgress: (p) => events.push(p) });
+      const copy = events.filter((e) => e.migration === '0002_copy_t');
+      expect(copy[0]).toEqual({ migration: '0002_copy_t', index: 2, total: 2 });
+      expect(copy.length).toBeGreaterThan(1);
+      expect(copy.slice(1).every((e) => typeof e.elapsedMs === 'number' && e.elapsedMs > 0)).toBe(true);
+      // No heartbeat of the first step comes after the second started.
+      expect(events.findIndex((e) => e.migration === '0002_copy_t')).toBe(events.filter((e) => e.migration === '0001_create_t').length);
+    } finally {
+      await storage.command(`DROP DATABASE IF EXISTS ${storage.tables.database}`);
+      await storage.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuse two files with one version', () => {
     const dir = mkdtempSync(join(tmpdir(), 'loom-mig-'));
     writeFileSync(join(dir, '0001_create_a.sql'), 'SELECT 1');

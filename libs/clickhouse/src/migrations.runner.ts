@@ -41,6 +41,14 @@ export function renderMigration(sql: string, database: string, cluster: string |
     .replace(/\{replacing\}/g, cluster ? 'ReplicatedReplacingMergeTree' : 'ReplacingMergeTree');
 }
 
+/** A migration starting (`elapsedMs` absent), or still running after `elapsedMs` (a heartbeat, for long copies). */
+export interface MigrationProgress {
+  migration: string;
+  index: number;
+  total: number;
+  elapsedMs?: number;
+}
+
 export interface MigrationReport {
   applied: string[];
   alreadyApplied: number;
@@ -53,7 +61,7 @@ export interface MigrationReport {
  */
 export async function runMigrations(
   storage: Storage,
-  options: { lock?: MigrationLock; dir?: string; onProgress?: (event: { migration: string; index: number; total: number }) => void } = {},
+  options: { lock?: MigrationLock; dir?: string; onProgress?: (event: MigrationProgress) => void; heartbeatMs?: number } = {},
 ): Promise<MigrationReport> {
   const release = options.lock ? await options.lock.acquire('schema-migrations') : undefined;
   try {
@@ -81,8 +89,17 @@ export async function runMigrations(
     const applied: string[] = [];
     for (const [index, migration] of pending.entries()) {
       const label = `${String(migration.version).padStart(4, '0')}_${migration.name}`;
-      options.onProgress?.({ migration: label, index: index + 1, total: pending.length });
-      await storage.command(renderMigration(migration.sql, tables.database, cluster));
+      const step = { migration: label, index: index + 1, total: pending.length };
+      options.onProgress?.(step);
+      // A copy of a large table runs for minutes: say it is still running, so no one kills it.
+      const started = Date.now();
+      const beat = setInterval(() => options.onProgress?.({ ...step, elapsedMs: Date.now() - started }), options.heartbeatMs ?? 10_000);
+      beat.unref();
+      try {
+        await storage.command(renderMigration(migration.sql, tables.database, cluster));
+      } finally {
+        clearInterval(beat);
+      }
       await storage.insert(tables.migrations, [
         { version: migration.version, name: migration.name, checksum: migration.checksum, applied_at: new Date().toISOString().replace('T', ' ').replace('Z', '') },
       ]);

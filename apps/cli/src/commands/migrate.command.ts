@@ -12,7 +12,12 @@ export async function migrateCommand(): Promise<void> {
   try {
     const report = await runMigrations(storage, {
       ...(nc ? { lock: new NatsKvLock(nc) } : {}),
-      onProgress: (p) => process.stdout.write(`[${p.index}/${p.total}] applying ${p.migration}\n`),
+      onProgress: (p) =>
+        process.stdout.write(
+          p.elapsedMs === undefined
+            ? `[${p.index}/${p.total}] applying ${p.migration}\n`
+            : `[${p.index}/${p.total}] ${p.migration} still running (${Math.round(p.elapsedMs / 1000)} s); a table copy takes a while, leave it be\n`,
+        ),
     });
     process.stdout.write(
       report.applied.length === 0
