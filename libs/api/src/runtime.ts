@@ -113,6 +113,7 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
     const briefs = new BriefsService(storage, leases, metered('brief', briefLlm(config, llm)), config.briefs, { metrics, logger }, briefModelCalls);
     const erasure = new ErasureService(storage, plane.fence, logger, {
       leases,
+      metrics,
       options: { maxAttempts: config.erasure.attempts, retryBaseMs: config.erasure.retryMs, pollMs: config.erasure.pollMs },
     });
     erasure.start();

@@ -122,6 +122,8 @@ describe('Erasure (erasure.request, erasure.export)', () => {
     }
     expect(status).toMatchObject({ status: 'done', attempts: 1, erased: { turns: 1, embeddings: 1 } });
     expect((await ok('conversation.list', { thread_id: 't' })).messages.map((m: { msg_id: string }) => m.msg_id)).toEqual(['m2']);
+    // Operators count outcomes (and alert on failed ones) on /metrics.
+    expect((await loom.admin.get('/metrics')).text).toMatch(/loom_jobs_total\{[^}]*kind="erasure",outcome="done"[^}]*\} [1-9]/);
   });
 
   it('CONV-RET-08: a request a crash left pending (stored, not run) is finished by the next replica to start, and a second run erases nothing twice', async () => {

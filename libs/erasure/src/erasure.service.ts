@@ -3,7 +3,7 @@ import { LoomError, type ErasedCounts, type ErasureExportRequest, type ErasureEx
 import { decodePosition, encodePosition, type ThreadFence } from '@loom/conversations';
 import { StoredJobQueue, type JobState, type JobTable, type StoredJobQueueOptions } from '@loom/jobs';
 import { InMemoryLeaseManager, type LeaseManager } from '@loom/leases';
-import { newId, nextVersion, type Logger } from '@loom/platform';
+import { newId, nextVersion, type Logger, type LoomMetrics } from '@loom/platform';
 
 /** The namespaces an erasure or export covers: a list, or every namespace (an every-namespace token). */
 export type NamespaceScope = { all: true } | { all: false; namespaces: string[] };
@@ -63,11 +63,11 @@ export class ErasureService {
     private readonly storage: Storage,
     private readonly fence: ThreadFence,
     private readonly logger?: Logger,
-    queue: { leases?: LeaseManager; options?: Partial<ErasureQueueOptions> } = {},
+    queue: { leases?: LeaseManager; options?: Partial<ErasureQueueOptions>; metrics?: LoomMetrics } = {},
   ) {
     const { waitMs, ...options } = { ...DefaultErasureQueueOptions, ...queue.options };
     this.waitMs = waitMs;
-    this.queue = new StoredJobQueue(storage, queue.leases ?? new InMemoryLeaseManager(), erasureTable(storage), (row) => this.perform(row), options, logger);
+    this.queue = new StoredJobQueue(storage, queue.leases ?? new InMemoryLeaseManager(), erasureTable(storage), (row) => this.perform(row), options, logger, queue.metrics);
   }
 
   /** Starts finishing erasures, first those a crash or a stop left pending. */

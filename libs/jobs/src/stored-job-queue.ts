@@ -1,6 +1,6 @@
 import { formatMillis, toIso, type Storage } from '@loom/clickhouse';
 import { leaseKey, withLease, type LeaseManager } from '@loom/leases';
-import { nextVersion, type Logger } from '@loom/platform';
+import { nextVersion, type Logger, type LoomMetrics } from '@loom/platform';
 
 export type JobStatus = 'pending' | 'done' | 'failed';
 
@@ -77,6 +77,7 @@ export class StoredJobQueue<Row extends JobState> {
     private readonly run: (row: Row) => Promise<Partial<Row>>,
     private readonly options: StoredJobQueueOptions,
     private readonly logger?: Logger,
+    private readonly metrics?: LoomMetrics,
   ) {}
 
   start(): void {
@@ -179,6 +180,7 @@ export class StoredJobQueue<Row extends JobState> {
       const done = { ...row, ...result, status: 'done', attempts, last_error: '', updated_at: formatMillis() } as Row;
       await this.write(done);
       this.logger?.info({ ...context, ...(result as Record<string, unknown>) }, this.spec.messages.done);
+      this.metrics?.jobOutcomes.inc({ kind: this.spec.leaseKind, outcome: 'done' });
       return { ran: true, row: done };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -188,6 +190,7 @@ export class StoredJobQueue<Row extends JobState> {
       // With storage down this write fails too; the row stays pending and the next poll retries.
       await this.write(left).catch(() => undefined);
       this.logger?.warn({ err: error, ...context }, failed ? this.spec.messages.failed : this.spec.messages.retry);
+      this.metrics?.jobOutcomes.inc({ kind: this.spec.leaseKind, outcome: failed ? 'failed' : 'retry' });
       return { ran: true, row: left, error };
     }
   }

@@ -1,7 +1,7 @@
 import type { Storage } from '@loom/clickhouse';
 import { StoredJobQueue, type JobState, type JobTable, type StoredJobQueueOptions } from '@loom/jobs';
 import type { LeaseManager } from '@loom/leases';
-import type { Logger } from '@loom/platform';
+import type { Logger, LoomMetrics } from '@loom/platform';
 
 export type { JobStatus as ExtractionStatus } from '@loom/jobs';
 
@@ -37,7 +37,14 @@ function extractionTable(storage: Storage): JobTable<ExtractionRow> {
  * whichever replica takes its lease. A failed one keeps its evidence.
  */
 export class ExtractionQueue extends StoredJobQueue<ExtractionRow> {
-  constructor(storage: Storage, leases: LeaseManager, run: (row: ExtractionRow) => Promise<number>, options: ExtractionQueueOptions = DefaultExtractionQueueOptions, logger?: Logger) {
-    super(storage, leases, extractionTable(storage), async (row) => ({ facts: await run(row) }), options, logger);
+  constructor(
+    storage: Storage,
+    leases: LeaseManager,
+    run: (row: ExtractionRow) => Promise<number>,
+    options: ExtractionQueueOptions = DefaultExtractionQueueOptions,
+    logger?: Logger,
+    metrics?: LoomMetrics,
+  ) {
+    super(storage, leases, extractionTable(storage), async (row) => ({ facts: await run(row) }), options, logger, metrics);
   }
 }

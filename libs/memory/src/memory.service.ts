@@ -56,6 +56,7 @@ export class MemoryService {
       (row) => this.runDeferred(row),
       { ...DefaultExtractionQueueOptions, ...queue.options },
       observe.logger,
+      observe.metrics,
     );
   }
 

@@ -19,6 +19,7 @@ export class LoomMetrics {
   readonly storageActiveParts: Gauge<'table'>;
   readonly storageMergesRunning: Gauge<string>;
   readonly titlerOutcomes: Counter<'outcome'>;
+  readonly jobOutcomes: Counter<'kind' | 'outcome'>;
   readonly savedOutcomes: Counter<'op' | 'outcome'>;
   readonly llmCalls: Counter<'purpose' | 'outcome'>;
   readonly llmTokens: Counter<'purpose' | 'direction'>;
@@ -70,6 +71,12 @@ export class LoomMetrics {
       name: 'loom_titler_threads_total',
       help: 'Threads a titler pass handled, by outcome (titled, refused, waiting, empty, failed, superseded)',
       labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+    this.jobOutcomes = new Counter({
+      name: 'loom_jobs_total',
+      help: 'Attempts at stored jobs (kind: erasure, memory-extraction) by outcome: done, retry (failed, tried again later) or failed (for the last time; alert on it)',
+      labelNames: ['kind', 'outcome'],
       registers: [this.registry],
     });
     this.llmCalls = new Counter({
