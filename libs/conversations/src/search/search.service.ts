@@ -4,7 +4,7 @@ import { ALL_AGENTS, Defaults, type SearchHit, type SearchTurnsRequest, type Sea
 import { readsAsHigh } from '@loom/sensitivity';
 import type { EmbeddingClient } from '../embedding/embedding.client';
 import type { LiveSettingsService } from '../settings/live-settings.service';
-import { candidatesFor, latestLive, needsMoreCandidates, quantize, rankExact, vectorCandidatesStatement, type CandidateRow } from './vector-ranking';
+import { candidatesFor, exactCandidatesStatement, latestLive, needsMoreCandidates, quantize, rankExact, vectorCandidatesStatement, type CandidateRow } from './vector-ranking';
 
 /** A hit as read: a vector candidate, or a substring match (which has no score). */
 type HitRow = Omit<CandidateRow, 'deleted' | 'version' | 'score'> & { score?: number };
@@ -73,7 +73,9 @@ export class SearchService {
     input: SearchTurnsRequest,
     options: { vector: number[]; model: string; floor: number; limit: number; excerptChars: number },
   ): Promise<HitRow[]> {
-    const params: Record<string, unknown> = { q: options.vector, q16: quantize(options.vector), chars: options.excerptChars };
+    // One thread's rows are few: score them exactly. A wider scope ranks on the Int8 copy first.
+    const exact = input.thread_id !== undefined;
+    const params: Record<string, unknown> = { q: options.vector, ...(exact ? {} : { q16: quantize(options.vector) }), chars: options.excerptChars };
     const all = this.filters(scope, agent, input, params, { live: false });
     // Agent, run and role can change in a hand-over: those filters also let hand-over versions through.
     const handOver = all.filter((c) => /^(agent|run_id|role) = /.test(c));
@@ -81,7 +83,7 @@ export class SearchService {
     // Rows whose embed failed have no vector and stay out; vectors of another model are never compared.
     conditions.push("embed_error = ''", 'model = {model:String}');
     params['model'] = options.model;
-    const statement = vectorCandidatesStatement(this.storage.tables.conversationEmbeddings, conditions, handOver);
+    const statement = (exact ? exactCandidatesStatement : vectorCandidatesStatement)(this.storage.tables.conversationEmbeddings, conditions, handOver);
     const filters = { agent: agent === ALL_AGENTS ? undefined : agent, run_id: input.run_id, role: input.role };
     for (let pool = candidatesFor(options.limit); ; pool *= 4) {
       const rows = await this.storage.query<CandidateRow>(statement, { ...params, candidates: pool });
