@@ -24,9 +24,10 @@ describe('split topology (separate processes on NATS)', () => {
     topology = await startSplitTopology({
       embedders: 2,
       titlers: 2,
+      erasers: 1,
       gateways: 2,
       // Both gateways look for due deferred extractions every 100 ms, so their looks race.
-      env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'titles', LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS: '1', LOOM_MEMORY_EXTRACTION_POLL_MS: '100', LOOM_ERASURE_POLL_MS: '100' },
+      env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'titles', LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS: '1', LOOM_MEMORY_EXTRACTION_POLL_MS: '100', LOOM_ERASURE_POLL_MS: '100', LOOM_ERASURE_RUNS_IN: 'service' },
     });
     storage = Storage.open({ url: topology.clickhouseUrl, database: topology.database, dataDir: '/nonexistent' });
   }, 120_000);
@@ -96,7 +97,7 @@ describe('split topology (separate processes on NATS)', () => {
     for (let i = 0; i < 10; i++) expect(llm.requests.filter((r) => JSON.stringify(r.body).includes(`marker-${ns}-${i}:`))).toHaveLength(1);
   });
 
-  it('CONV-RET-08 (split): erasures accepted by either gateway are stored, finished by a replica under the request\'s lease, and readable from the other; the tombstones are written over HTTP inside the server', async () => {
+  it('CONV-RET-08 (split): erasures accepted by either gateway are stored and run by the erasure service (LOOM_ERASURE_RUNS_IN=service), readable from the other gateway; a waiting request answers when the service is done; the tombstones are written over HTTP inside the server', async () => {
     const ns = uniqueNamespace();
     const [a, b] = topology.urls.map((u) => new LoomApi(u, topology.admin.token)) as [LoomApi, LoomApi];
     await a.ok('conversation.set_logging', { namespace: ns, enabled: true });
@@ -113,6 +114,13 @@ describe('split topology (separate processes on NATS)', () => {
     expect(listed.flatMap((l) => l.messages.map((m: { user_id: string }) => m.user_id)).sort()).toEqual(Array(10).fill('stays'));
     // A waiting request answers done, with what it erased (nothing is left of that person).
     expect(await b.ok('erasure.request', { namespace: ns, user_id: 'gone' })).toMatchObject({ status: 'done', erased: { turns: 0 } });
+    // The erasure service ran both; the gateways only stored them.
+    const eraser = topology.processes().find((p) => p.name === 'erasure-1')!;
+    // Its log line is written just after the record the gateway saw: give it a moment.
+    const done = () => eraser.output().match(/"msg":"erasure done"/g)?.length ?? 0;
+    for (const deadline = Date.now() + 5_000; done() < 2 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    expect(done()).toBe(2);
+    for (const url of topology.urls) expect(await (await fetch(`${url}/metrics`)).text()).not.toMatch(/loom_jobs_total\{[^}]*kind="erasure"/);
   });
 
   it('an MCP session started on one gateway replica is served by the other', async () => {

@@ -5,3 +5,4 @@ export * from './ops/op-dispatcher';
 export * from './ops/op-handlers';
 export * from './ops/op-context';
 export * from './titler';
+export * from './erasure-worker';

@@ -114,9 +114,10 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
     const erasure = new ErasureService(storage, plane.fence, logger, {
       leases,
       metrics,
-      options: { maxAttempts: config.erasure.attempts, retryBaseMs: config.erasure.retryMs, pollMs: config.erasure.pollMs },
+      options: { maxAttempts: config.erasure.attempts, retryBaseMs: config.erasure.retryMs, pollMs: config.erasure.pollMs, runs: config.erasure.runsIn === 'gateway' ? 'here' : 'elsewhere' },
     });
     erasure.start();
+    if (config.erasure.runsIn === 'service') logger.info('erasures run in the erasure service (LOOM_ERASURE_RUNS_IN=service): this gateway stores requests and waits for their records');
     const runs = new RunsService(storage, prices);
     const observations = new ObservationsService(storage, memory, leases);
     const dispatcher = new OpDispatcher(createOpHandlers({ plane, memory, observations, briefs, erasure, runs, auth }), auth, metrics, logger);

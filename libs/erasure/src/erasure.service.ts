@@ -21,11 +21,16 @@ export interface ErasureRow extends JobState {
 }
 
 export type ErasureQueueOptions = StoredJobQueueOptions & {
-  /** How long a waiting erasure.request waits for a replica that took the request first. */
+  /** How long a waiting erasure.request waits for a replica (or the erasure service) that took the request. */
   waitMs: number;
+  /**
+   * `here`: this process runs erasures (a waiting request at once, the rest from its queue).
+   * `elsewhere`: it only stores requests and reads their records; the erasure service runs them.
+   */
+  runs: 'here' | 'elsewhere';
 };
 
-export const DefaultErasureQueueOptions: ErasureQueueOptions = { pollMs: 15_000, retryBaseMs: 30_000, maxAttempts: 5, batch: 20, waitMs: 120_000 };
+export const DefaultErasureQueueOptions: ErasureQueueOptions = { pollMs: 15_000, retryBaseMs: 30_000, maxAttempts: 5, batch: 20, waitMs: 120_000, runs: 'here' };
 
 function erasureTable(storage: Storage): JobTable<ErasureRow> {
   return {
@@ -58,6 +63,7 @@ const NO_COUNTS: ErasedCounts = { turns: 0, embeddings: 0, threads: 0, memories:
 export class ErasureService {
   readonly queue: StoredJobQueue<ErasureRow>;
   private readonly waitMs: number;
+  private readonly runsHere: boolean;
 
   constructor(
     private readonly storage: Storage,
@@ -65,14 +71,15 @@ export class ErasureService {
     private readonly logger?: Logger,
     queue: { leases?: LeaseManager; options?: Partial<ErasureQueueOptions>; metrics?: LoomMetrics } = {},
   ) {
-    const { waitMs, ...options } = { ...DefaultErasureQueueOptions, ...queue.options };
+    const { waitMs, runs, ...options } = { ...DefaultErasureQueueOptions, ...queue.options };
     this.waitMs = waitMs;
+    this.runsHere = runs === 'here';
     this.queue = new StoredJobQueue(storage, queue.leases ?? new InMemoryLeaseManager(), erasureTable(storage), (row) => this.perform(row), options, logger, queue.metrics);
   }
 
-  /** Starts finishing erasures, first those a crash or a stop left pending. */
+  /** Starts finishing erasures, first those a crash or a stop left pending (unless they run elsewhere). */
   start(): void {
-    this.queue.start();
+    if (this.runsHere) this.queue.start();
   }
 
   async close(): Promise<void> {
@@ -104,13 +111,29 @@ export class ErasureService {
         status: 'pending',
         erased: '',
       },
-      { background },
+      // Run in the background here only when this process runs erasures at all.
+      { background: background && this.runsHere },
     );
     if (background) return toResponse(row);
+    if (!this.runsHere) return toResponse(await this.finishedElsewhere(namespace, row));
     const outcome = await this.queue.runNow(namespace, row.erasure_id, this.waitMs);
     // Failed part-way: the request stays pending and is retried; the caller hears why now.
     if (outcome.error !== undefined) throw outcome.error;
     return toResponse(outcome.row ?? row);
+  }
+
+  /** The record once the erasure service has finished it (or failed it), or as it stands after the wait. */
+  private async finishedElsewhere(namespace: string, row: ErasureRow): Promise<ErasureRow> {
+    const deadline = Date.now() + this.waitMs;
+    let latest = row;
+    while (latest.status === 'pending' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      latest = (await this.queue.find(namespace, row.erasure_id)) ?? latest;
+      // A failed attempt the service will retry: the caller hears why now, as when it runs here.
+      if (latest.status === 'pending' && latest.attempts > 0 && latest.last_error) break;
+    }
+    if (latest.status === 'pending' && latest.last_error) throw new LoomError('unavailable', `the erasure failed part-way and is retried in the background (${latest.erasure_id}): ${latest.last_error}`);
+    return latest;
   }
 
   async status(namespace: string, erasureId: string): Promise<ErasureResponse> {

@@ -32,8 +32,8 @@ export interface SplitTopology {
  * NATS server of its own (or LOOM_TEST_NATS_URL), N embedders in queue group `embedder`, and
  * the gateway. Runs the built apps from dist/ (`npm run build` first).
  */
-export async function startSplitTopology(options: { embedders?: number; titlers?: number; gateways?: number; env?: Record<string, string> } = {}): Promise<SplitTopology> {
-  for (const app of ['cli', 'gateway', 'embedder', 'titler']) {
+export async function startSplitTopology(options: { embedders?: number; titlers?: number; erasers?: number; gateways?: number; env?: Record<string, string> } = {}): Promise<SplitTopology> {
+  for (const app of ['cli', 'gateway', 'embedder', 'titler', 'erasure']) {
     if (!existsSync(join(DIST, app, 'src', 'main.js'))) throw new Error(`dist/apps/${app} is missing: run \`npm run build\` first`);
   }
   const workDir = mkdtempSync(join(tmpdir(), 'loom-split-'));
@@ -108,6 +108,19 @@ export async function startSplitTopology(options: { embedders?: number; titlers?
     procs.push(titler);
   }
   await waitFor('titlers to start', async () => titlers.every((p) => p.output().includes('titler service started')), { processes: titlers });
+
+  // Erasure services likewise, after the schema exists.
+  const erasers: ManagedProcess[] = [];
+  for (let i = 0; i < (options.erasers ?? 0); i += 1) {
+    const eraser = launch(`erasure-${i + 1}`, process.execPath, [join(DIST, 'erasure', 'src', 'main.js')], {
+      ...baseEnv,
+      LOOM_LOG_LEVEL: 'info',
+      LOOM_ERASURE_METRICS_PORT: String(await freePort()),
+    });
+    erasers.push(eraser);
+    procs.push(eraser);
+  }
+  await waitFor('erasure services to start', async () => erasers.every((p) => p.output().includes('erasure service started')), { processes: erasers });
 
   return {
     url,

@@ -57,7 +57,7 @@ export interface LoomConfig {
   mcp: { sessionRunIdleSeconds: number };
   /** Deferred memory extractions: retries after a failed attempt. */
   memoryExtraction: { attempts: number; retryMs: number; pollMs: number };
-  erasure: { attempts: number; retryMs: number; pollMs: number };
+  erasure: { attempts: number; retryMs: number; pollMs: number; runsIn: 'gateway' | 'service'; metricsPort: number };
   /** Prices added to (or replacing) Loom's list, by model name or name prefix. */
   modelPrices: Record<string, ModelPrice>;
   briefs: {
@@ -131,6 +131,12 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   { name: 'LOOM_ERASURE_ATTEMPTS', default: '5', meaning: 'attempts an erasure request gets before it is marked failed (send it again once the cause is fixed)' },
   { name: 'LOOM_ERASURE_RETRY_MS', default: '30000', meaning: 'wait before an erasure that failed part-way is tried again; it doubles with each attempt' },
   { name: 'LOOM_ERASURE_POLL_MS', default: '15000', meaning: 'how often each replica looks for erasures due (wait:false requests, retries, and work a crashed replica left)' },
+  {
+    name: 'LOOM_ERASURE_RUNS_IN',
+    default: 'gateway',
+    meaning: 'gateway | service: where erasures run. service: the gateways only store requests (and wait for them), and the erasure service (apps/erasure, split topology) runs them',
+  },
+  { name: 'LOOM_ERASURE_METRICS_PORT', default: '9466', meaning: 'a standalone erasure service (split topology) serves /metrics and /healthz here (0 turns it off)' },
   {
     name: 'LOOM_MODEL_PRICES',
     default: '(built-in list)',
@@ -300,6 +306,8 @@ export function loadConfig(env: Env = process.env): LoomConfig {
       attempts: int('LOOM_ERASURE_ATTEMPTS', 5, 1, 100),
       retryMs: int('LOOM_ERASURE_RETRY_MS', 30_000, 10, 86_400_000),
       pollMs: int('LOOM_ERASURE_POLL_MS', 15_000, 50, 3_600_000),
+      runsIn: oneOf('LOOM_ERASURE_RUNS_IN', ['gateway', 'service'], 'gateway'),
+      metricsPort: int('LOOM_ERASURE_METRICS_PORT', 9466, 0, 65_535),
     },
     modelPrices: modelPrices(str('LOOM_MODEL_PRICES'), problems),
     retention: {

@@ -1,0 +1,56 @@
+import { Storage } from '@loom/clickhouse';
+import { StorageCheckedFence } from '@loom/conversations';
+import { ErasureService } from '@loom/erasure';
+import { NatsKvLeaseManager } from '@loom/leases';
+import { createLogger, flushTracing, installTracing, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
+import { connect } from 'nats';
+import { serveMetrics } from './http/metrics-server';
+
+export interface RunningErasureService {
+  erasure: ErasureService;
+  close(): Promise<void>;
+}
+
+/**
+ * The erasure service as its own process (split topology, LOOM_ERASURE_RUNS_IN=service): it runs
+ * the erasure requests the gateways store, each under its NATS KV lease, so replicas share the
+ * work and one that dies leaves its request to another. /metrics on its own port.
+ */
+export async function startErasureService(config: LoomConfig, options: { logger?: Logger; serveMetricsOnPort?: number } = {}): Promise<RunningErasureService> {
+  installTracing(config.traces, 'loom-erasure');
+  const logger = options.logger ?? createLogger('erasure', config.logLevel);
+  const metrics = new LoomMetrics('erasure');
+  if (!config.natsUrl) throw new Error('the erasure service needs LOOM_NATS_URL for its leases (for one process with everything in it, run `loom up`)');
+  const nc = await connect({ servers: config.natsUrl, name: 'loom-erasure' });
+  const storage = Storage.open({ ...config.clickhouse, dataDir: config.dataDir });
+  // Other processes append to these threads: only storage knows whether a thread changed.
+  const erasure = new ErasureService(storage, new StorageCheckedFence(), logger, {
+    leases: new NatsKvLeaseManager(nc),
+    metrics,
+    options: { maxAttempts: config.erasure.attempts, retryBaseMs: config.erasure.retryMs, pollMs: config.erasure.pollMs, runs: 'here' },
+  });
+  erasure.start();
+  let metricsServer: { close(): Promise<void> } | undefined;
+  if (options.serveMetricsOnPort) {
+    try {
+      metricsServer = await serveMetrics(metrics, options.serveMetricsOnPort, config.host);
+    } catch (error) {
+      // Erasures are this process's job; missing metrics must not stop it.
+      logger.error({ port: options.serveMetricsOnPort, err: (error as Error).message }, 'cannot serve /metrics on LOOM_ERASURE_METRICS_PORT; set it to a free port (or 0 for none). Erasures go on without metrics.');
+    }
+  }
+  if (config.erasure.runsIn !== 'service') {
+    logger.warn('LOOM_ERASURE_RUNS_IN is not "service": the gateways run erasures too. Both are safe (each request runs under its lease); set it to "service" on the gateways to leave the work here.');
+  }
+  logger.info({ metrics_port: options.serveMetricsOnPort ?? null, poll_ms: config.erasure.pollMs }, 'erasure service started');
+  return {
+    erasure,
+    close: async () => {
+      await erasure.close();
+      await metricsServer?.close();
+      await storage.close();
+      await nc.close();
+      await flushTracing();
+    },
+  };
+}
