@@ -17,6 +17,13 @@ describe('loadConfig', () => {
     expect(config.embeddings.provider).toBe('openai');
   });
 
+  it('erasures run in the gateway by default; LOOM_ERASURE_RUNS_IN=service needs a ClickHouse server, since embedded no other process could run them', () => {
+    expect(loadConfig({}).erasure).toMatchObject({ runsIn: 'gateway', metricsPort: 9466, attempts: 5, retryMs: 30_000, pollMs: 15_000 });
+    expect(() => loadConfig({ LOOM_ERASURE_RUNS_IN: 'service' })).toThrow(/LOOM_ERASURE_RUNS_IN=service needs the split topology/);
+    expect(loadConfig({ LOOM_ERASURE_RUNS_IN: 'service', LOOM_CLICKHOUSE_URL: 'http://127.0.0.1:8123' }).erasure.runsIn).toBe('service');
+    expect(() => loadConfig({ LOOM_ERASURE_RUNS_IN: 'elsewhere' })).toThrow(/LOOM_ERASURE_RUNS_IN must be one of gateway, service/);
+  });
+
   it('lists every bad variable at once and never echoes a secret', () => {
     let error: unknown;
     try {

@@ -339,6 +339,10 @@ export function loadConfig(env: Env = process.env): LoomConfig {
       batchMaxRows: int('LOOM_APPEND_BATCH_MAX_ROWS', 500, 1, 100_000),
     },
   };
+  if (config.erasure.runsIn === 'service' && !config.clickhouse.url) {
+    // Embedded, no other process can open the data directory: nothing would ever run an erasure.
+    problems.push('LOOM_ERASURE_RUNS_IN=service needs the split topology (LOOM_CLICKHOUSE_URL and the erasure service); embedded, leave it unset and the gateway runs erasures');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
