@@ -68,7 +68,7 @@ export class ErasureService {
   constructor(
     private readonly storage: Storage,
     private readonly fence: ThreadFence,
-    private readonly logger?: Logger,
+    logger?: Logger,
     queue: { leases?: LeaseManager; options?: Partial<ErasureQueueOptions>; metrics?: LoomMetrics } = {},
   ) {
     const { waitMs, runs, ...options } = { ...DefaultErasureQueueOptions, ...queue.options };
