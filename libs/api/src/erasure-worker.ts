@@ -1,4 +1,5 @@
 import { Storage } from '@loom/clickhouse';
+import { ErasureRequestedEvent, QueueGroups, Subjects, validateInput } from '@loom/contracts';
 import { StorageCheckedFence } from '@loom/conversations';
 import { ErasureService } from '@loom/erasure';
 import { NatsKvLeaseManager } from '@loom/leases';
@@ -30,6 +31,19 @@ export async function startErasureService(config: LoomConfig, options: { logger?
     options: { maxAttempts: config.erasure.attempts, retryBaseMs: config.erasure.retryMs, pollMs: config.erasure.pollMs, runs: 'here' },
   });
   erasure.start();
+  // A gateway's nudge: look now rather than at the next poll (one replica of the group gets it).
+  const nudges = nc.subscribe(Subjects.erasureRequested, {
+    queue: QueueGroups.erasure,
+    callback: (_error, message) => {
+      try {
+        validateInput(ErasureRequestedEvent, JSON.parse(new TextDecoder().decode(message.data)));
+      } catch (error) {
+        logger.warn({ err: error }, `ignored an invalid ${Subjects.erasureRequested} payload; stored requests are still found by the poll`);
+        return;
+      }
+      erasure.queue.kick();
+    },
+  });
   let metricsServer: { close(): Promise<void> } | undefined;
   if (options.serveMetricsOnPort) {
     try {
@@ -46,6 +60,7 @@ export async function startErasureService(config: LoomConfig, options: { logger?
   return {
     erasure,
     close: async () => {
+      nudges.unsubscribe();
       await erasure.close();
       await metricsServer?.close();
       await storage.close();

@@ -1,4 +1,5 @@
 import { AuthService, TokenRepository } from '@loom/auth';
+import { Subjects, type ErasureRequestedEvent } from '@loom/contracts';
 import { runMigrations, Storage, type MigrationReport } from '@loom/clickhouse';
 import { MemoryService, ObservationsService } from '@loom/memory';
 import { createConversationPlane, EmbeddingClient, InProcessThreadFence, StorageCheckedFence, StoredTurnKeys, type ConversationPlane, type TitlerWorker } from '@loom/conversations';
@@ -115,6 +116,8 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
       leases,
       metrics,
       options: { maxAttempts: config.erasure.attempts, retryBaseMs: config.erasure.retryMs, pollMs: config.erasure.pollMs, runs: config.erasure.runsIn === 'gateway' ? 'here' : 'elsewhere' },
+      // The erasure service looks at once instead of at its next poll.
+      ...(nats ? { notify: (event: ErasureRequestedEvent) => nats.connection.publish(Subjects.erasureRequested, JSON.stringify(event)) } : {}),
     });
     erasure.start();
     if (config.erasure.runsIn === 'service') logger.info('erasures run in the erasure service (LOOM_ERASURE_RUNS_IN=service): this gateway stores requests and waits for their records');

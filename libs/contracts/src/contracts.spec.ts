@@ -1,4 +1,5 @@
 import { EmbedBatchRequest } from './embed/embed.dto';
+import { ErasureRequestedEvent } from './erasure/erasure.dto';
 import { LoomError } from './errors';
 import { Ops, OpNames } from './ops';
 import { validateInput } from './validate';
@@ -12,6 +13,11 @@ describe('contracts', () => {
 
   it('the example of loom.embed.batch.v1 passes its validator', () => {
     expect(validateInput(EmbedBatchRequest, { ...EmbedBatchRequest.example }).texts).toHaveLength(1);
+  });
+
+  it('the example of loom.erasure.requested.v1 passes its validator, and a payload without an id does not', () => {
+    expect(validateInput(ErasureRequestedEvent, { ...ErasureRequestedEvent.example }).erasure_id).toBe('era_1');
+    expect(capture(() => validateInput(ErasureRequestedEvent, { namespace: 'acme' })).fields?.map((f) => f.field)).toEqual(['erasure_id']);
   });
 
   it('CONV-APPEND-01: a missing thread_id, role and content are each named, and a role outside the four is refused', () => {

@@ -5,12 +5,18 @@
 export const Subjects = {
   /** Request/reply: texts in, vectors out. Served by the embedder in queue group `embedder`. */
   embedBatch: 'loom.embed.batch.v1',
+  /**
+   * Event: a gateway stored an erasure request for the erasure service (`ErasureRequestedEvent`).
+   * A nudge only: the stored request is the work, so a lost event delays it to the next poll.
+   */
+  erasureRequested: 'loom.erasure.requested.v1',
 } as const;
 export type Subject = (typeof Subjects)[keyof typeof Subjects];
 
 /** The queue group is the consuming service's name, so replicas share the work. */
 export const QueueGroups = {
   embedder: 'embedder',
+  erasure: 'erasure',
 } as const;
 
 /** Header names carried on every message (W3C trace context plus our correlation id). */

@@ -1,5 +1,5 @@
 import { formatMillis, toIso, type Storage } from '@loom/clickhouse';
-import { LoomError, type ErasedCounts, type ErasureExportRequest, type ErasureExportResponse, type ErasureRequest, type ErasureResponse, type TurnRole } from '@loom/contracts';
+import { LoomError, type ErasedCounts, type ErasureRequestedEvent, type ErasureExportRequest, type ErasureExportResponse, type ErasureRequest, type ErasureResponse, type TurnRole } from '@loom/contracts';
 import { decodePosition, encodePosition, type ThreadFence } from '@loom/conversations';
 import { StoredJobQueue, type JobState, type JobTable, type StoredJobQueueOptions } from '@loom/jobs';
 import { InMemoryLeaseManager, type LeaseManager } from '@loom/leases';
@@ -64,16 +64,24 @@ export class ErasureService {
   readonly queue: StoredJobQueue<ErasureRow>;
   private readonly waitMs: number;
   private readonly runsHere: boolean;
+  private readonly notify: ((event: ErasureRequestedEvent) => void) | undefined;
 
   constructor(
     private readonly storage: Storage,
     private readonly fence: ThreadFence,
     logger?: Logger,
-    queue: { leases?: LeaseManager; options?: Partial<ErasureQueueOptions>; metrics?: LoomMetrics } = {},
+    queue: {
+      leases?: LeaseManager;
+      options?: Partial<ErasureQueueOptions>;
+      metrics?: LoomMetrics;
+      /** Tells the process that runs erasures that one was stored (when it runs elsewhere). */
+      notify?: (event: ErasureRequestedEvent) => void;
+    } = {},
   ) {
     const { waitMs, runs, ...options } = { ...DefaultErasureQueueOptions, ...queue.options };
     this.waitMs = waitMs;
     this.runsHere = runs === 'here';
+    this.notify = queue.notify;
     this.queue = new StoredJobQueue(storage, queue.leases ?? new InMemoryLeaseManager(), erasureTable(storage), (row) => this.perform(row), options, logger, queue.metrics);
   }
 
@@ -114,6 +122,7 @@ export class ErasureService {
       // Run in the background here only when this process runs erasures at all.
       { background: background && this.runsHere },
     );
+    if (!this.runsHere) this.notify?.({ namespace, erasure_id: row.erasure_id });
     if (background) return toResponse(row);
     if (!this.runsHere) return toResponse(await this.finishedElsewhere(namespace, row));
     const outcome = await this.queue.runNow(namespace, row.erasure_id, this.waitMs);

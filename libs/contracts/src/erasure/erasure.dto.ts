@@ -87,3 +87,11 @@ export interface ErasureExportResponse {
   turns: ExportedTurn[];
   next_cursor: string | null;
 }
+
+/** The payload of `loom.erasure.requested.v1`: which stored request to look at. */
+export class ErasureRequestedEvent {
+  @IsString() @Matches(NAMESPACE_PATTERN, { message: 'namespace is a namespace name' }) namespace!: string;
+  @IdField() erasure_id!: string;
+
+  static readonly example: ErasureRequestedEvent = Object.assign(new ErasureRequestedEvent(), { namespace: 'acme', erasure_id: 'era_1' });
+}
