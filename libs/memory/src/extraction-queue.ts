@@ -3,7 +3,6 @@ import { StoredJobQueue, type JobState, type JobTable, type StoredJobQueueOption
 import type { LeaseManager } from '@loom/leases';
 import type { Logger, LoomMetrics } from '@loom/platform';
 
-export type { JobStatus as ExtractionStatus } from '@loom/jobs';
 
 /** One memory_extractions row. */
 export interface ExtractionRow extends JobState {
