@@ -3,7 +3,6 @@ import { StoredJobQueue, type JobState, type JobTable, type StoredJobQueueOption
 import type { LeaseManager } from '@loom/leases';
 import type { Logger, LoomMetrics } from '@loom/platform';
 
-
 /** One memory_extractions row. */
 export interface ExtractionRow extends JobState {
   extraction_id: string;
