@@ -1,3 +1,4 @@
+import { formatMicros } from '@loom/clickhouse';
 import { ControllableProvider, startTestLoom, tombstoneTurn, uniqueNamespace, type LoomApi, type TestLoom } from '../../testing/src';
 
 describe('Reading & search', () => {
@@ -44,6 +45,16 @@ describe('Reading & search', () => {
     ]);
     expect(ids((await op('conversation.threads', { window_days: 30 })).threads)).toContain('old');
     expect(ids((await op('conversation.threads', { window_days: 7 })).threads)).not.toContain('old');
+    // A thread whose only recent turn is tombstoned was last active when its last live turn was;
+    // one with an old and a recent turn counts both.
+    await storage.insert(storage.tables.conversations, [
+      { namespace: ns, thread_id: 'old', agent: 'default', msg_id: 'gone', ts: formatMicros(Date.now() * 1000), role: 'user', content: 'erased', created_at: tenDaysAgo, deleted: true, version: 3 },
+      { namespace: ns, thread_id: 'mixed', agent: 'default', msg_id: 'then', ts: tenDaysAgo, role: 'user', content: 'long ago', created_at: tenDaysAgo, version: 1 },
+    ]);
+    await append({ thread_id: 'mixed', role: 'assistant', content: 'and now' });
+    const week = (await op('conversation.threads', { window_days: 7 })).threads as Array<{ thread_id: string; turn_count: number }>;
+    expect(ids(week)).not.toContain('old');
+    expect(week.find((t) => t.thread_id === 'mixed')?.turn_count).toBe(2);
   });
 
   it('CONV-READ-03: agent="*" includes every agent\'s threads; by default a caller sees its own agent\'s', async () => {

@@ -82,11 +82,17 @@ export class TurnsRepository {
     offset: number;
     textChars: number;
   }): Promise<ThreadActivityRow[]> {
+    const agentFilter = options.agent === ALL_AGENTS ? '' : 'AND agent = {agent:String}';
+    // Only threads with a row in the window can have their last live turn in it: the merge
+    // (FINAL) then reads those threads' granules, not a year of history.
     const ranked = await this.storage.query<Omit<ThreadActivityRow, 'last_text'> & { turn_count: string; last_agent: string; last_msg_id: string }>(
       `SELECT thread_id, groupUniqArray(agent) AS agents, max(ts) AS last_ts, count() AS turn_count,
               argMax(role, (ts, msg_id)) AS last_role, argMax(agent, (ts, msg_id)) AS last_agent, argMax(msg_id, (ts, msg_id)) AS last_msg_id
        FROM ${this.storage.tables.conversations} FINAL
-       WHERE namespace = {ns:String} AND deleted = 0 ${options.agent === ALL_AGENTS ? '' : 'AND agent = {agent:String}'}
+       WHERE namespace = {ns:String} AND deleted = 0 ${agentFilter}
+         AND thread_id IN (
+           SELECT thread_id FROM ${this.storage.tables.conversations}
+           WHERE namespace = {ns:String} AND ts >= now64(6) - toIntervalDay({days:UInt32}) ${agentFilter})
        GROUP BY thread_id
        HAVING last_ts >= now64(6) - toIntervalDay({days:UInt32})
        ORDER BY last_ts DESC, thread_id ASC
