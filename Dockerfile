@@ -4,6 +4,7 @@
 #   node dist/apps/embedder/src/main.js
 #   node dist/apps/titler/src/main.js
 #   node dist/apps/erasure/src/main.js
+#   node dist/apps/compactor/src/main.js
 #   node dist/apps/cli/src/main.js migrate
 #
 #   docker build -t ghcr.io/loom/loom:latest .

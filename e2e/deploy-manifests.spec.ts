@@ -67,6 +67,7 @@ describe('deployment manifests (deploy/, docker-compose.yml)', () => {
     expect(port('embedder')).toBe(Number(defaults.get('LOOM_EMBEDDER_METRICS_PORT')));
     expect(port('titler')).toBe(Number(defaults.get('LOOM_TITLER_METRICS_PORT')));
     expect(port('erasure')).toBe(Number(defaults.get('LOOM_ERASURE_METRICS_PORT')));
+    expect(port('compactor')).toBe(Number(defaults.get('LOOM_COMPACTOR_METRICS_PORT')));
     const gateway = containers.find((c) => c.name === 'gateway')!.container;
     expect(gateway['readinessProbe'].httpGet.path).toBe('/readyz');
     expect(gateway['livenessProbe'].httpGet.path).toBe('/healthz');

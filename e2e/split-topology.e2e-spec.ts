@@ -25,10 +25,11 @@ describe('split topology (separate processes on NATS)', () => {
       embedders: 2,
       titlers: 2,
       erasers: 1,
+      compactors: 1,
       gateways: 2,
       // Both gateways look for due deferred extractions every 100 ms, so their looks race. The
       // erasure service polls every 10 minutes: the erasures the test sees done were nudged over NATS.
-      env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'titles', LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS: '1', LOOM_MEMORY_EXTRACTION_POLL_MS: '100', LOOM_ERASURE_POLL_MS: '600000', LOOM_ERASURE_RUNS_IN: 'service' },
+      env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'titles', LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS: '1', LOOM_MEMORY_EXTRACTION_POLL_MS: '100', LOOM_ERASURE_POLL_MS: '600000', LOOM_ERASURE_RUNS_IN: 'service', LOOM_COMPACTION_RUNS_IN: 'service' },
     });
     storage = Storage.open({ url: topology.clickhouseUrl, database: topology.database, dataDir: '/nonexistent' });
   }, 120_000);
@@ -122,6 +123,29 @@ describe('split topology (separate processes on NATS)', () => {
     for (const deadline = Date.now() + 5_000; done() < 2 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
     expect(done()).toBe(2);
     for (const url of topology.urls) expect(await (await fetch(`${url}/metrics`)).text()).not.toMatch(/loom_jobs_total\{[^}]*kind="erasure"/);
+  });
+
+  it('CONV-COMPACT-01, CONV-COMPACT-02 (split): conversation.compact sent to a gateway runs in the compactor (LOOM_COMPACTION_RUNS_IN=service) and answers the same op; a bad request is a 400 at the gateway; with no compactor it is a 503 that says what to start', async () => {
+    const ns = uniqueNamespace();
+    const [a, b] = topology.urls.map((u) => new LoomApi(u, topology.admin.token)) as [LoomApi, LoomApi];
+    await a.ok('conversation.set_logging', { namespace: ns, enabled: true });
+    for (let i = 0; i < 12; i++) await a.ok('conversation.append', { namespace: ns, thread_id: 'long', msg_id: `m${String(i).padStart(2, '0')}`, role: i % 2 ? 'assistant' : 'user', content: `step ${i} of moving invoices to the ledger` });
+    // The titlers share this LLM and may title the thread meanwhile: count the summarizer's calls.
+    const summaries = () => llm.requests.filter((r) => JSON.stringify(r.body).includes('Transcript to summarise') && JSON.stringify(r.body).includes(`step 0 of moving invoices`)).length;
+    const calls = summaries();
+    const answer = await b.ok('conversation.compact', { namespace: ns, thread_id: 'long', keep_recent: 2 });
+    expect(answer).toMatchObject({ thread_id: 'long', compacted: true, messages_summarized: 10, summary_msg_id: expect.any(String) });
+    expect(summaries() - calls).toBe(1);
+    const listed = (await a.ok('conversation.list', { namespace: ns, thread_id: 'long' })).messages as Array<{ msg_id: string; role: string }>;
+    expect(listed.map((m) => m.msg_id)).toEqual([answer.summary_msg_id, 'm10', 'm11']);
+    const compactor = topology.processes().find((p) => p.name === 'compactor-1')!;
+    for (const deadline = Date.now() + 5_000; !compactor.output().includes('"msg":"compaction done"') && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    expect(compactor.output()).toContain('"msg":"compaction done"');
+    expect((await b.call('conversation.compact', { namespace: ns, thread_id: 'long', keep_recent: -1 })).status).toBe(400);
+    await compactor.stop();
+    const none = await b.call('conversation.compact', { namespace: ns, thread_id: 'long' });
+    expect(none.status).toBe(503);
+    expect(none.body.error.message).toContain('start the compactor service');
   });
 
   it('an MCP session started on one gateway replica is served by the other', async () => {

@@ -6,3 +6,4 @@ export * from './ops/op-handlers';
 export * from './ops/op-context';
 export * from './titler';
 export * from './erasure-worker';
+export * from './compactor-worker';

@@ -2,7 +2,7 @@ import { AuthService, TokenRepository } from '@loom/auth';
 import { Subjects, type ErasureRequestedEvent } from '@loom/contracts';
 import { runMigrations, Storage, type MigrationReport } from '@loom/clickhouse';
 import { MemoryService, ObservationsService } from '@loom/memory';
-import { createConversationPlane, EmbeddingClient, InProcessThreadFence, StorageCheckedFence, StoredTurnKeys, type ConversationPlane, type TitlerWorker } from '@loom/conversations';
+import { createConversationPlane, EmbeddingClient, InProcessThreadFence, RemoteCompaction, StorageCheckedFence, StoredTurnKeys, type ConversationPlane, type TitlerWorker } from '@loom/conversations';
 import { MeteredLlm, ModelPrices, type LlmProvider, type LlmPurpose } from '@loom/providers';
 import { createLogger, installTracing, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
 import { InProcessRequestClient, NatsKvLock, NatsRequestClient, type RequestClient } from '@loom/transport';
@@ -99,6 +99,11 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
       storedKeys,
       metrics,
     });
+    if (config.compaction.runsIn === 'service') {
+      // The summarizer's call, then the summary's embed: the compactor's answer waits for both.
+      plane.compaction = new RemoteCompaction(requests, config.llm.timeoutMs + config.embedRequestTimeoutMs + 5_000);
+      logger.info('conversation.compact runs in the compactor (LOOM_COMPACTION_RUNS_IN=service): this gateway sends it over NATS');
+    }
     const transport = requests;
     const readiness = new Readiness({
       storage: () => storage.ping(),

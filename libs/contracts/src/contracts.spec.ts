@@ -3,7 +3,7 @@ import { ErasureRequestedEvent } from './erasure/erasure.dto';
 import { LoomError } from './errors';
 import { Ops, OpNames } from './ops';
 import { validateInput } from './validate';
-import { AppendTurnRequest } from './conversations/conversation.dto';
+import { AppendTurnRequest, CompactRunRequest, CompactThreadRequest } from './conversations/conversation.dto';
 
 describe('contracts', () => {
   it.each(OpNames)('the example of %s passes its own validator', (name) => {
@@ -13,6 +13,12 @@ describe('contracts', () => {
 
   it('the example of loom.embed.batch.v1 passes its validator', () => {
     expect(validateInput(EmbedBatchRequest, { ...EmbedBatchRequest.example }).texts).toHaveLength(1);
+  });
+
+  it('the example of loom.compact.run.v1 passes its validator, its request passes the op\'s, and a payload without an agent does not', () => {
+    const run = validateInput(CompactRunRequest, JSON.parse(JSON.stringify(CompactRunRequest.example)));
+    expect(validateInput(CompactThreadRequest, run.request).thread_id).toBe('thread-42');
+    expect(capture(() => validateInput(CompactRunRequest, { namespace: 'acme', request: {} })).fields?.map((f) => f.field)).toEqual(['agent']);
   });
 
   it('the example of loom.erasure.requested.v1 passes its validator, and a payload without an id does not', () => {

@@ -10,6 +10,12 @@ export const Subjects = {
    * A nudge only: the stored request is the work, so a lost event delays it to the next poll.
    */
   erasureRequested: 'loom.erasure.requested.v1',
+  /**
+   * Request/reply: run `conversation.compact` (`CompactRunRequest` in, `CompactRunReply` out).
+   * Served by the compactor in queue group `compactor` when the gateways have
+   * LOOM_COMPACTION_RUNS_IN=service.
+   */
+  compactRun: 'loom.compact.run.v1',
 } as const;
 export type Subject = (typeof Subjects)[keyof typeof Subjects];
 
@@ -17,6 +23,7 @@ export type Subject = (typeof Subjects)[keyof typeof Subjects];
 export const QueueGroups = {
   embedder: 'embedder',
   erasure: 'erasure',
+  compactor: 'compactor',
 } as const;
 
 /** Header names carried on every message (W3C trace context plus our correlation id). */

@@ -9,6 +9,7 @@ import { TranscriptWriter } from './append/transcript.writer';
 import { EmbeddingClient } from './embedding/embedding.client';
 import { ReadService } from './read/read.service';
 import { CompactionService } from './compaction/compaction.service';
+import type { Compactor } from './compaction/remote-compaction';
 import { ThreadLeases } from './leases/thread-leases';
 import { SavedMessagesService } from './saved/saved-messages.service';
 import { ThreadDeleteService } from './deletion/thread-delete.service';
@@ -50,7 +51,7 @@ export interface ConversationPlane {
   threads: ThreadsService;
   search: SearchService;
   reembed: ReembedService;
-  compaction: CompactionService;
+  compaction: Compactor;
   deletion: ThreadDeleteService;
   saved: SavedMessagesService;
   savedSearch: SavedSearchService;

@@ -24,6 +24,7 @@ export * from './titler/titler.worker';
 export * from './leases/thread-leases';
 export * from './compaction/compaction-window';
 export * from './compaction/compaction.service';
+export * from './compaction/remote-compaction';
 export * from './compaction/embedding-retirement';
 export * from './saved/bm25';
 export * from './saved/saved-messages.service';

@@ -32,8 +32,10 @@ export interface SplitTopology {
  * NATS server of its own (or LOOM_TEST_NATS_URL), N embedders in queue group `embedder`, and
  * the gateway. Runs the built apps from dist/ (`npm run build` first).
  */
-export async function startSplitTopology(options: { embedders?: number; titlers?: number; erasers?: number; gateways?: number; env?: Record<string, string> } = {}): Promise<SplitTopology> {
-  for (const app of ['cli', 'gateway', 'embedder', 'titler', 'erasure']) {
+export async function startSplitTopology(
+  options: { embedders?: number; titlers?: number; erasers?: number; compactors?: number; gateways?: number; env?: Record<string, string> } = {},
+): Promise<SplitTopology> {
+  for (const app of ['cli', 'gateway', 'embedder', 'titler', 'erasure', 'compactor']) {
     if (!existsSync(join(DIST, app, 'src', 'main.js'))) throw new Error(`dist/apps/${app} is missing: run \`npm run build\` first`);
   }
   const workDir = mkdtempSync(join(tmpdir(), 'loom-split-'));
@@ -121,6 +123,18 @@ export async function startSplitTopology(options: { embedders?: number; titlers?
     procs.push(eraser);
   }
   await waitFor('erasure services to start', async () => erasers.every((p) => p.output().includes('erasure service started')), { processes: erasers });
+
+  const compactors: ManagedProcess[] = [];
+  for (let i = 0; i < (options.compactors ?? 0); i += 1) {
+    const compactor = launch(`compactor-${i + 1}`, process.execPath, [join(DIST, 'compactor', 'src', 'main.js')], {
+      ...baseEnv,
+      LOOM_LOG_LEVEL: 'info',
+      LOOM_COMPACTOR_METRICS_PORT: String(await freePort()),
+    });
+    compactors.push(compactor);
+    procs.push(compactor);
+  }
+  await waitFor('compactors to serve', async () => compactors.every((p) => p.output().includes('compactor serving')), { processes: compactors });
 
   return {
     url,

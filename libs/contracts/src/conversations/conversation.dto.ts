@@ -5,12 +5,14 @@ import {
   IsObject,
   IsOptional,
   IsString,
+  Matches,
   Max,
   MaxLength,
   Min,
   MinLength,
 } from 'class-validator';
-import { AgentScopedRequest, IdField, NamespacedRequest } from '../common.dto';
+import { AgentScopedRequest, IdField, NAMESPACE_PATTERN, NamespacedRequest } from '../common.dto';
+import type { ErrorCode, FieldError } from '../errors';
 import { Defaults, Limits } from '../limits';
 
 export const TurnRoles = ['user', 'assistant', 'system', 'tool'] as const;
@@ -218,6 +220,21 @@ export interface CompactThreadResponse {
   summary_msg_id?: string;
   reason?: CompactReason;
 }
+
+/**
+ * `loom.compact.run.v1`: one conversation.compact, from the gateway that took the op to a
+ * compactor. The gateway has already authenticated the caller and resolved the writing agent.
+ */
+export class CompactRunRequest {
+  @IsString() @Matches(NAMESPACE_PATTERN, { message: 'namespace is a namespace name' }) namespace!: string;
+  @IsString() @MaxLength(200) agent!: string;
+  @IsObject() request!: CompactThreadRequest;
+
+  static readonly example: CompactRunRequest = Object.assign(new CompactRunRequest(), { namespace: 'acme', agent: 'default', request: { thread_id: 'thread-42', keep_recent: 10 } });
+}
+
+/** The answer on `loom.compact.run.v1`: the op's response, or the error the op would have answered. */
+export type CompactRunReply = { ok: true; response: CompactThreadResponse } | { ok: false; error: { code: ErrorCode; message: string; fields?: FieldError[] } };
 
 // ---- conversation.delete -------------------------------------------------------------------
 

@@ -24,6 +24,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ LOOM_ERASURE_RUNS_IN: 'elsewhere' })).toThrow(/LOOM_ERASURE_RUNS_IN must be one of gateway, service/);
   });
 
+  it('compaction runs in the gateway by default; LOOM_COMPACTION_RUNS_IN=service needs NATS to reach the compactor', () => {
+    expect(loadConfig({}).compaction).toEqual({ runsIn: 'gateway', metricsPort: 9467 });
+    expect(() => loadConfig({ LOOM_COMPACTION_RUNS_IN: 'service' })).toThrow(/LOOM_COMPACTION_RUNS_IN=service needs LOOM_NATS_URL/);
+    expect(loadConfig({ LOOM_COMPACTION_RUNS_IN: 'service', LOOM_NATS_URL: 'nats://127.0.0.1:4222' }).compaction.runsIn).toBe('service');
+  });
+
   it('lists every bad variable at once and never echoes a secret', () => {
     let error: unknown;
     try {

@@ -58,6 +58,7 @@ export interface LoomConfig {
   /** Deferred memory extractions: retries after a failed attempt. */
   memoryExtraction: { attempts: number; retryMs: number; pollMs: number };
   erasure: { attempts: number; retryMs: number; pollMs: number; runsIn: 'gateway' | 'service'; metricsPort: number };
+  compaction: { runsIn: 'gateway' | 'service'; metricsPort: number };
   /** Prices added to (or replacing) Loom's list, by model name or name prefix. */
   modelPrices: Record<string, ModelPrice>;
   briefs: {
@@ -136,6 +137,12 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
     default: 'gateway',
     meaning: 'gateway | service: where erasures run. service: the gateways only store requests (and wait for them), and the erasure service (apps/erasure, split topology) runs them',
   },
+  {
+    name: 'LOOM_COMPACTION_RUNS_IN',
+    default: 'gateway',
+    meaning: 'gateway | service: where conversation.compact runs. service: the gateways send it to the compactor (apps/compactor, split topology) over NATS and answer what it answers',
+  },
+  { name: 'LOOM_COMPACTOR_METRICS_PORT', default: '9467', meaning: 'a standalone compactor (split topology) serves /metrics and /healthz here (0 turns it off)' },
   { name: 'LOOM_ERASURE_METRICS_PORT', default: '9466', meaning: 'a standalone erasure service (split topology) serves /metrics and /healthz here (0 turns it off)' },
   {
     name: 'LOOM_MODEL_PRICES',
@@ -309,6 +316,10 @@ export function loadConfig(env: Env = process.env): LoomConfig {
       runsIn: oneOf('LOOM_ERASURE_RUNS_IN', ['gateway', 'service'], 'gateway'),
       metricsPort: int('LOOM_ERASURE_METRICS_PORT', 9466, 0, 65_535),
     },
+    compaction: {
+      runsIn: oneOf('LOOM_COMPACTION_RUNS_IN', ['gateway', 'service'], 'gateway'),
+      metricsPort: int('LOOM_COMPACTOR_METRICS_PORT', 9467, 0, 65_535),
+    },
     modelPrices: modelPrices(str('LOOM_MODEL_PRICES'), problems),
     retention: {
       days: int('LOOM_RETENTION_CONVERSATIONS_DAYS', 0, 0, 36_500),
@@ -339,6 +350,9 @@ export function loadConfig(env: Env = process.env): LoomConfig {
       batchMaxRows: int('LOOM_APPEND_BATCH_MAX_ROWS', 500, 1, 100_000),
     },
   };
+  if (config.compaction.runsIn === 'service' && !config.natsUrl) {
+    problems.push('LOOM_COMPACTION_RUNS_IN=service needs LOOM_NATS_URL: the gateway reaches the compactor over NATS; embedded, leave it unset and the gateway compacts');
+  }
   if (config.erasure.runsIn === 'service' && !config.clickhouse.url) {
     // Embedded, no other process can open the data directory: nothing would ever run an erasure.
     problems.push('LOOM_ERASURE_RUNS_IN=service needs the split topology (LOOM_CLICKHOUSE_URL and the erasure service); embedded, leave it unset and the gateway runs erasures');
