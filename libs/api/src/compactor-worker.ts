@@ -6,7 +6,7 @@ import { createLogger, flushTracing, inSpan, installTracing, LoomMetrics, withEx
 import { MeteredLlm, ModelPrices, type LlmProvider } from '@loom/providers';
 import { NatsRequestClient } from '@loom/transport';
 import { JSONCodec, type Msg } from 'nats';
-import { serveMetrics } from './http/metrics-server';
+import { serveWorkerMetrics } from './http/metrics-server';
 import { configuredLlm } from './titler';
 
 const codec = JSONCodec<Record<string, unknown>>();
@@ -74,14 +74,7 @@ export async function startCompactorService(config: LoomConfig, options: { logge
       );
     },
   });
-  let metricsServer: { close(): Promise<void> } | undefined;
-  if (options.serveMetricsOnPort) {
-    try {
-      metricsServer = await serveMetrics(metrics, options.serveMetricsOnPort, config.host);
-    } catch (error) {
-      logger.error({ port: options.serveMetricsOnPort, err: (error as Error).message }, 'cannot serve /metrics on LOOM_COMPACTOR_METRICS_PORT; set it to a free port (or 0 for none). Compaction goes on without metrics.');
-    }
-  }
+  const metricsServer = await serveWorkerMetrics(metrics, options.serveMetricsOnPort, config.host, logger, 'LOOM_COMPACTOR_METRICS_PORT');
   if (llm.name === 'fake') logger.warn('the compactor has only the fake LLM: every conversation.compact answers not_configured (set LOOM_LLM_BASE_URL and LOOM_LLM_MODEL)');
   logger.info({ metrics_port: options.serveMetricsOnPort ?? null, llm: llm.name, model: llm.model }, 'compactor serving');
   return {

@@ -5,7 +5,7 @@ import { ErasureService } from '@loom/erasure';
 import { NatsKvLeaseManager } from '@loom/leases';
 import { createLogger, flushTracing, installTracing, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
 import { connect } from 'nats';
-import { serveMetrics } from './http/metrics-server';
+import { serveWorkerMetrics } from './http/metrics-server';
 
 export interface RunningErasureService {
   erasure: ErasureService;
@@ -44,15 +44,7 @@ export async function startErasureService(config: LoomConfig, options: { logger?
       erasure.queue.kick();
     },
   });
-  let metricsServer: { close(): Promise<void> } | undefined;
-  if (options.serveMetricsOnPort) {
-    try {
-      metricsServer = await serveMetrics(metrics, options.serveMetricsOnPort, config.host);
-    } catch (error) {
-      // Erasures are this process's job; missing metrics must not stop it.
-      logger.error({ port: options.serveMetricsOnPort, err: (error as Error).message }, 'cannot serve /metrics on LOOM_ERASURE_METRICS_PORT; set it to a free port (or 0 for none). Erasures go on without metrics.');
-    }
-  }
+  const metricsServer = await serveWorkerMetrics(metrics, options.serveMetricsOnPort, config.host, logger, 'LOOM_ERASURE_METRICS_PORT');
   if (config.erasure.runsIn !== 'service') {
     logger.warn('LOOM_ERASURE_RUNS_IN is not "service": the gateways run erasures too. Both are safe (each request runs under its lease); set it to "service" on the gateways to leave the work here.');
   }

@@ -4,7 +4,7 @@ import { NatsKvLeaseManager, type LeaseManager } from '@loom/leases';
 import { createLogger, flushTracing, installTracing, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
 import { createLlmProvider, MeteredLlm, ModelPrices, type LlmProvider } from '@loom/providers';
 import { connect } from 'nats';
-import { serveMetrics } from './http/metrics-server';
+import { serveWorkerMetrics } from './http/metrics-server';
 
 /** The model the deployment configured for its own calls (titles; later summaries and briefs). */
 export function configuredLlm(config: LoomConfig): LlmProvider {
@@ -72,15 +72,7 @@ export async function startTitlerService(config: LoomConfig, options: { logger?:
   const leases = new NatsKvLeaseManager(nc);
   const worker = createTitlerWorker(config, { storage, leases, logger, metrics, ...(options.llm ? { llm: options.llm } : {}) });
   worker?.start();
-  let metricsServer: { close(): Promise<void> } | undefined;
-  if (options.serveMetricsOnPort) {
-    try {
-      metricsServer = await serveMetrics(metrics, options.serveMetricsOnPort, config.host);
-    } catch (error) {
-      // Titles are this process's job; missing metrics must not stop it.
-      logger.error({ port: options.serveMetricsOnPort, err: (error as Error).message }, 'cannot serve /metrics on LOOM_TITLER_METRICS_PORT; set it to a free port (or 0 for none). Titling goes on without metrics.');
-    }
-  }
+  const metricsServer = await serveWorkerMetrics(metrics, options.serveMetricsOnPort, config.host, logger, 'LOOM_TITLER_METRICS_PORT');
   logger.info({ metrics_port: options.serveMetricsOnPort ?? null, running: worker !== undefined }, 'titler service started');
   return {
     worker,

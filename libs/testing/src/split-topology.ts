@@ -98,43 +98,19 @@ export async function startSplitTopology(
   const url = urls[0]!;
   for (const [i, u] of urls.entries()) await waitFor('the gateway to be ready', () => httpOk(`${u}/readyz`), { processes: [gateways[i]!] });
 
-  // Titlers start after the gateway has migrated the schema.
-  const titlers: ManagedProcess[] = [];
-  for (let i = 0; i < (options.titlers ?? 0); i += 1) {
-    const titler = launch(`titler-${i + 1}`, process.execPath, [join(DIST, 'titler', 'src', 'main.js')], {
-      ...baseEnv,
-      LOOM_LOG_LEVEL: 'info',
-      LOOM_TITLER_METRICS_PORT: String(await freePort()),
-    });
-    titlers.push(titler);
-    procs.push(titler);
-  }
-  await waitFor('titlers to start', async () => titlers.every((p) => p.output().includes('titler service started')), { processes: titlers });
-
-  // Erasure services likewise, after the schema exists.
-  const erasers: ManagedProcess[] = [];
-  for (let i = 0; i < (options.erasers ?? 0); i += 1) {
-    const eraser = launch(`erasure-${i + 1}`, process.execPath, [join(DIST, 'erasure', 'src', 'main.js')], {
-      ...baseEnv,
-      LOOM_LOG_LEVEL: 'info',
-      LOOM_ERASURE_METRICS_PORT: String(await freePort()),
-    });
-    erasers.push(eraser);
-    procs.push(eraser);
-  }
-  await waitFor('erasure services to start', async () => erasers.every((p) => p.output().includes('erasure service started')), { processes: erasers });
-
-  const compactors: ManagedProcess[] = [];
-  for (let i = 0; i < (options.compactors ?? 0); i += 1) {
-    const compactor = launch(`compactor-${i + 1}`, process.execPath, [join(DIST, 'compactor', 'src', 'main.js')], {
-      ...baseEnv,
-      LOOM_LOG_LEVEL: 'info',
-      LOOM_COMPACTOR_METRICS_PORT: String(await freePort()),
-    });
-    compactors.push(compactor);
-    procs.push(compactor);
-  }
-  await waitFor('compactors to serve', async () => compactors.every((p) => p.output().includes('compactor serving')), { processes: compactors });
+  // Workers start after the gateway has migrated the schema; each logs one line when it serves.
+  const startWorkers = async (app: string, count: number, metricsPortVar: string, ready: string): Promise<void> => {
+    const started: ManagedProcess[] = [];
+    for (let i = 0; i < count; i += 1) {
+      const worker = launch(`${app}-${i + 1}`, process.execPath, [join(DIST, app, 'src', 'main.js')], { ...baseEnv, LOOM_LOG_LEVEL: 'info', [metricsPortVar]: String(await freePort()) });
+      started.push(worker);
+      procs.push(worker);
+    }
+    await waitFor(`${app} processes to start`, async () => started.every((p) => p.output().includes(ready)), { processes: started });
+  };
+  await startWorkers('titler', options.titlers ?? 0, 'LOOM_TITLER_METRICS_PORT', 'titler service started');
+  await startWorkers('erasure', options.erasers ?? 0, 'LOOM_ERASURE_METRICS_PORT', 'erasure service started');
+  await startWorkers('compactor', options.compactors ?? 0, 'LOOM_COMPACTOR_METRICS_PORT', 'compactor serving');
 
   return {
     url,

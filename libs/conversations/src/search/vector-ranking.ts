@@ -35,12 +35,17 @@ export type CandidateRow = Pick<EmbeddingRow, 'namespace' | 'thread_id' | 'msg_i
   version: string;
 };
 
+/** The filters, with hand-over versions let through whatever agent, run and role they name. */
+function candidateConditions(conditions: readonly string[], handOverConditions: readonly string[]): readonly string[] {
+  return handOverConditions.length > 0 ? [...conditions, `((${handOverConditions.join(' AND ')}) OR filters_changed)`] : conditions;
+}
+
 /**
  * The stage-1 statement. Parameters: q, q16, candidates, chars, plus those of the conditions.
  * `handOverConditions` (agent, run, role) also let through versions flagged `filters_changed`.
  */
 export function vectorCandidatesStatement(table: string, conditions: readonly string[], handOverConditions: readonly string[] = []): string {
-  const where = handOverConditions.length > 0 ? [...conditions, `((${handOverConditions.join(' AND ')}) OR filters_changed)`] : conditions;
+  const where = candidateConditions(conditions, handOverConditions);
   return `SELECT namespace, thread_id, msg_id, agent, role, run_id, user_id, ts,
             substringUTF8(text, 1, {chars:UInt32}) AS excerpt,
             1 - cosineDistance(embedding, {q:Array(Float32)}) AS score,
@@ -61,7 +66,7 @@ export function vectorCandidatesStatement(table: string, conditions: readonly st
  * and rows as `vectorCandidatesStatement`, without q16; the same stage 2 follows.
  */
 export function exactCandidatesStatement(table: string, conditions: readonly string[], handOverConditions: readonly string[] = []): string {
-  const where = handOverConditions.length > 0 ? [...conditions, `((${handOverConditions.join(' AND ')}) OR filters_changed)`] : conditions;
+  const where = candidateConditions(conditions, handOverConditions);
   return `SELECT namespace, thread_id, msg_id, agent, role, run_id, user_id, ts,
             substringUTF8(text, 1, {chars:UInt32}) AS excerpt,
             1 - cosineDistance(embedding, {q:Array(Float32)}) AS score,
