@@ -7,3 +7,4 @@ export * from './ops/op-context';
 export * from './titler';
 export * from './erasure-worker';
 export * from './compactor-worker';
+export * from './worker-process';
