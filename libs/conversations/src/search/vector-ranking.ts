@@ -35,6 +35,12 @@ export type CandidateRow = Pick<EmbeddingRow, 'namespace' | 'thread_id' | 'msg_i
   version: string;
 };
 
+/** A candidate's columns (`CandidateRow`): its exact score and excerpt read only for the rows kept. */
+const CANDIDATE_COLUMNS = `namespace, thread_id, msg_id, agent, role, run_id, user_id, ts,
+            substringUTF8(text, 1, {chars:UInt32}) AS excerpt,
+            1 - cosineDistance(embedding, {q:Array(Float32)}) AS score,
+            deleted, version`;
+
 /** The filters, with hand-over versions let through whatever agent, run and role they name. */
 function candidateConditions(conditions: readonly string[], handOverConditions: readonly string[]): readonly string[] {
   return handOverConditions.length > 0 ? [...conditions, `((${handOverConditions.join(' AND ')}) OR filters_changed)`] : conditions;
@@ -46,10 +52,7 @@ function candidateConditions(conditions: readonly string[], handOverConditions: 
  */
 export function vectorCandidatesStatement(table: string, conditions: readonly string[], handOverConditions: readonly string[] = []): string {
   const where = candidateConditions(conditions, handOverConditions);
-  return `SELECT namespace, thread_id, msg_id, agent, role, run_id, user_id, ts,
-            substringUTF8(text, 1, {chars:UInt32}) AS excerpt,
-            1 - cosineDistance(embedding, {q:Array(Float32)}) AS score,
-            deleted, version
+  return `SELECT ${CANDIDATE_COLUMNS}
      FROM (
        SELECT namespace, thread_id, msg_id, agent, role, run_id, user_id, ts, text, embedding, deleted, version
        FROM ${table}
@@ -67,10 +70,7 @@ export function vectorCandidatesStatement(table: string, conditions: readonly st
  */
 export function exactCandidatesStatement(table: string, conditions: readonly string[], handOverConditions: readonly string[] = []): string {
   const where = candidateConditions(conditions, handOverConditions);
-  return `SELECT namespace, thread_id, msg_id, agent, role, run_id, user_id, ts,
-            substringUTF8(text, 1, {chars:UInt32}) AS excerpt,
-            1 - cosineDistance(embedding, {q:Array(Float32)}) AS score,
-            deleted, version
+  return `SELECT ${CANDIDATE_COLUMNS}
      FROM ${table}
      WHERE ${where.join(' AND ')}
      ORDER BY score DESC, version DESC
