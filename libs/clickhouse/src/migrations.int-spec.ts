@@ -1,7 +1,7 @@
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openTestStorage, uniqueDatabase, workerDataDir } from '../../testing/src/storage.harness';
+import { openTestStorage, transcriptRow, uniqueDatabase, workerDataDir } from '../../testing/src/storage.harness';
 import { Storage } from './storage';
 import { MIGRATIONS_DIR, readMigrations, renderMigration, runMigrations } from './migrations.runner';
 
@@ -73,24 +73,7 @@ describe('migrations', () => {
   });
 
   it.each([27, 28])('the rebuild of conversations (0025-0029) keeps every row, tombstones included, in granules of 512 KiB, with step %i applied but not recorded by a crash', async (crashedStep) => {
-    const turn = (i: number, version: number, deleted = false) => ({
-      namespace: 'ns',
-      thread_id: `t${i % 3}`,
-      agent: 'default',
-      msg_id: `m${i}`,
-      ts: '2026-11-29 12:00:00.000000',
-      role: 'user',
-      content: `turn ${i}`,
-      reasoning: '',
-      user_id: 'u',
-      run_id: '',
-      metadata: '{}',
-      tokens: null,
-      is_high: false,
-      deleted,
-      created_at: '2026-11-29 12:00:00.000',
-      version,
-    });
+    const turn = (i: number, version: number, deleted = false) => transcriptRow(i, version, { deleted });
     await rebuildAfterCrash(
       'conversations',
       24,

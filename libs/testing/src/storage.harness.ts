@@ -28,3 +28,22 @@ export async function openTestStorage(): Promise<Storage & { drop(): Promise<voi
     },
   });
 }
+
+/**
+ * A transcript row as the append path writes it; the columns left out take their defaults.
+ * `extra` sets any other column (deleted, user_id, …).
+ */
+export function transcriptRow(i: number, version: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    namespace: 'ns',
+    thread_id: `t${i % 3}`,
+    agent: 'default',
+    msg_id: `m${i}`,
+    ts: '2026-11-29 12:00:00.000000',
+    role: 'user',
+    content: `turn ${i}`,
+    created_at: '2026-11-29 12:00:00.000',
+    version,
+    ...extra,
+  };
+}

@@ -2,25 +2,12 @@ import { LoomError } from '@loom/contracts';
 import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openTestStorage, workerDataDir } from '../../../testing/src/storage.harness';
+import { openTestStorage, transcriptRow, workerDataDir } from '../../../testing/src/storage.harness';
 import type { Storage } from '../storage';
 import { WriteAheadLog } from './write-ahead-log';
 import { WriteBehind, type EngineCalls } from './write-behind';
 
-/** A transcript row as the append path writes it (only the columns without defaults matter). */
-function turn(i: number, version = 1_000_000 + i): Record<string, unknown> {
-  return {
-    namespace: 'ns',
-    thread_id: `t${i % 3}`,
-    agent: 'default',
-    msg_id: `m${i}`,
-    ts: '2026-11-29 12:00:00.000000',
-    role: 'user',
-    content: `turn ${i}`,
-    created_at: '2026-11-29 12:00:00.000',
-    version,
-  };
-}
+const turn = (i: number, version = 1_000_000 + i): Record<string, unknown> => transcriptRow(i, version);
 
 function engineOf(storage: Storage): EngineCalls {
   return {
