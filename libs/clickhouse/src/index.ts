@@ -4,3 +4,7 @@ export * from './migrations.runner';
 export * from './write-behind/write-ahead-log';
 export * from './write-behind/write-behind';
 export * from './conditions';
+export * from './quarantine/insert-failures';
+export * from './quarantine/isolating-insert';
+export * from './quarantine/write-quarantine';
+export * from './quarantine/quarantine.service';

@@ -2,6 +2,10 @@ import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { LoomError } from '@loom/contracts';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { classifyInsertFailure, describeFailure } from './quarantine/insert-failures';
+import { insertIsolating } from './quarantine/isolating-insert';
+import { QuarantineService } from './quarantine/quarantine.service';
+import { WriteQuarantine, type QuarantineEngine, type QuarantinedEvent } from './quarantine/write-quarantine';
 import { SharedHandles } from './shared-handles';
 import { tablesFor, type Tables } from './tables';
 import { WriteAheadLog } from './write-behind/write-ahead-log';
@@ -20,6 +24,8 @@ export interface StorageConfig {
    * write-ahead log, and flush them in shared inserts (on unless `enabled: false`).
    */
   writeBehind?: { enabled?: boolean } & Pick<WriteBehindOptions, 'onFlush' | 'onReplay' | 'onFailure'>;
+  /** Each row of the append path the engine refused on its own and the write path set aside (log its key, count it). */
+  onQuarantine?: (event: QuarantinedEvent) => void;
 }
 
 /** The tables an append writes on every call; every other table is written directly. */
@@ -33,17 +39,31 @@ export type QueryParams = Record<string, unknown>;
  * engine rejects stays an error with its ClickHouse code for the logs.
  */
 export class Storage {
+  /** Quarantined rows of the append path: list, retry, drop (`loom quarantine`). */
+  readonly quarantine: QuarantineService;
+  private readonly refusedRows: WriteQuarantine;
+  /** Server mode: the last direct insert found the engine down (cleared by the next that lands). */
+  private directFailure: unknown;
+
   private constructor(
     readonly client: ClickHouseClient,
     readonly tables: Tables,
     readonly mode: 'embedded' | 'server',
     readonly cluster: string | undefined,
     private readonly release: () => Promise<void>,
+    quarantine: WriteQuarantine,
     private readonly writeBehind?: WriteBehind,
-  ) {}
+  ) {
+    this.refusedRows = quarantine;
+    const ownTables = new Set(Object.entries(tables).filter(([name]) => name !== 'database').map(([, table]) => table));
+    this.quarantine = new QuarantineService(quarantine, ownTables, (table, rows) => this.insertNow(table, rows));
+  }
 
   static open(config: StorageConfig): Storage {
     const tables = tablesFor(config.database);
+    const quarantineFile = join(config.dataDir, 'quarantine', `${config.database}.jsonl`);
+    const quarantineFor = (client: ClickHouseClient): WriteQuarantine =>
+      new WriteQuarantine(engineCalls(client), tables.writeQuarantine, quarantineFile, config.onQuarantine);
     if (config.url) {
       const client = createClient({
         url: config.url,
@@ -53,18 +73,35 @@ export class Storage {
         max_open_connections: 64,
         keep_alive: { enabled: true },
       });
-      return new Storage(client, tables, 'server', config.cluster, () => client.close());
+      return new Storage(client, tables, 'server', config.cluster, () => client.close(), quarantineFor(client));
     }
     const { client, release } = openEmbedded(join(config.dataDir, 'chdb'));
-    if (config.writeBehind?.enabled === false) return new Storage(client, tables, 'embedded', undefined, release);
-    const shared = writeBehindFor(client, join(config.dataDir, 'wal', config.database), tables, config.writeBehind ?? {});
-    return new Storage(client, tables, 'embedded', undefined, async () => {
-      try {
-        await shared.release();
-      } finally {
-        await release();
-      }
-    }, shared.writeBehind);
+    const quarantine = quarantineFor(client);
+    if (config.writeBehind?.enabled === false) return new Storage(client, tables, 'embedded', undefined, release, quarantine);
+    const shared = writeBehindFor(client, join(config.dataDir, 'wal', config.database), tables, quarantine, config.writeBehind ?? {});
+    return new Storage(
+      client,
+      tables,
+      'embedded',
+      undefined,
+      async () => {
+        try {
+          await shared.release();
+        } finally {
+          await release();
+        }
+      },
+      quarantine,
+      shared.writeBehind,
+    );
+  }
+
+  /**
+   * Why writes are failing now (the engine does not take acknowledged writes), or undefined
+   * while they land. Quarantined rows do not count: the rest of the writes go on. /readyz says it.
+   */
+  writeFailure(): string | undefined {
+    return this.writeBehind?.failureReason() ?? (this.directFailure === undefined ? undefined : describeFailure(this.directFailure, 300));
   }
 
   /**
@@ -138,9 +175,37 @@ export class Storage {
   private async directInsert(table: string, rows: readonly object[]): Promise<void> {
     try {
       await this.client.insert({ table, values: rows as object[], format: 'JSONEachRow' });
+      this.directFailure = undefined;
     } catch (error) {
-      throw mapStorageError(error);
+      if (classifyInsertFailure(error) === 'engine_down') {
+        this.directFailure = error;
+        throw mapStorageError(error);
+      }
+      // The append path batches many callers' turns in one insert: one refused row must not fail them all.
+      if (!WRITE_BEHIND_TABLES(this.tables).has(table)) throw mapStorageError(error);
+      return this.insertIsolated(table, rows);
     }
+  }
+
+  /** Server mode: a refused append-path insert bisected; the rows refused alone are quarantined. */
+  private async insertIsolated(table: string, rows: readonly object[]): Promise<void> {
+    const result = await insertIsolating((slice) => this.client.insert({ table, values: slice, format: 'JSONEachRow' }).then(() => undefined), rows);
+    await this.refusedRows.put(table, result.refused);
+    if (!result.done) {
+      this.directFailure = result.error;
+      throw mapStorageError(result.error);
+    }
+    this.directFailure = undefined;
+  }
+
+  /**
+   * Straight into the engine, after every acknowledged insert: a quarantined row's retry, whose
+   * caller must know whether the engine took it. Throws the engine's own error.
+   */
+  private async insertNow(table: string, rows: object[]): Promise<void> {
+    if (this.writeBehind?.handles(table)) return this.writeBehind.insertNow(table, rows);
+    await this.settled();
+    await this.client.insert({ table, values: rows, format: 'JSONEachRow' });
   }
 
   /** Active parts per table and merges running, for /metrics. */
@@ -175,21 +240,27 @@ function writeBehindFor(
   client: ClickHouseClient,
   walDir: string,
   tables: Tables,
+  quarantine: WriteQuarantine,
   hooks: Pick<WriteBehindOptions, 'onFlush' | 'onReplay' | 'onFailure'>,
 ): { writeBehind: WriteBehind; release: () => Promise<void> } {
-  const { value, release } = writeBehinds.acquire(walDir, () => {
-    const engine = {
-      insert: (table: string, rows: object[]) => client.insert({ table, values: rows, format: 'JSONEachRow' }).then(() => undefined),
-      query: async <T>(sql: string, params: Record<string, unknown>) => (await client.query({ query: sql, query_params: params, format: 'JSONEachRow' })).json<T>(),
-    };
-    return new WriteBehind(new WriteAheadLog(walDir), engine, {
+  const { value, release } = writeBehinds.acquire(walDir, () =>
+    new WriteBehind(new WriteAheadLog(walDir), engineCalls(client), {
       tables: WRITE_BEHIND_TABLES(tables),
       maxPendingBytes: 64 * 1024 * 1024,
       retryMs: 1000,
+      quarantine,
       ...hooks,
-    });
-  });
+    }),
+  );
   return { writeBehind: value, release };
+}
+
+/** Inserts and queries straight on the client: for the write path itself and its quarantine. */
+function engineCalls(client: ClickHouseClient): QuarantineEngine {
+  return {
+    insert: (table: string, rows: object[]) => client.insert({ table, values: rows, format: 'JSONEachRow' }).then(() => undefined),
+    query: async <T>(sql: string, params: Record<string, unknown>) => (await client.query({ query: sql, query_params: params, format: 'JSONEachRow' })).json<T>(),
+  };
 }
 
 // chDB allows one data directory per process, so every Storage of this process shares one

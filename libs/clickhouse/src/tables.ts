@@ -22,6 +22,7 @@ export interface Tables {
   sessionBriefRevisions: string;
   runs: string;
   runUsage: string;
+  writeQuarantine: string;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -47,5 +48,6 @@ export function tablesFor(database: string): Tables {
     sessionBriefRevisions: `${database}.session_brief_revisions`,
     runs: `${database}.runs`,
     runUsage: `${database}.run_usage`,
+    writeQuarantine: `${database}.write_quarantine`,
   };
 }

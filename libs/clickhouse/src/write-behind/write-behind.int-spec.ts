@@ -6,6 +6,7 @@ import { openTestStorage, transcriptRow, workerDataDir } from '../../../testing/
 import type { Storage } from '../storage';
 import { WriteAheadLog } from './write-ahead-log';
 import { WriteBehind, type EngineCalls } from './write-behind';
+import { WriteQuarantine } from '../quarantine/write-quarantine';
 
 const turn = (i: number, version = 1_000_000 + i): Record<string, unknown> => transcriptRow(i, version);
 
@@ -35,8 +36,9 @@ describe('write-behind on the embedded engine (acknowledged once logged, flushed
     rmSync(walDir, { recursive: true, force: true });
   });
 
+  const quarantine = (): WriteQuarantine => new WriteQuarantine(engineOf(storage), storage.tables.writeQuarantine, join(walDir, 'quarantine', 'rows.jsonl'));
   const queue = (engine: EngineCalls, maxPendingBytes = 64 << 20): WriteBehind =>
-    new WriteBehind(new WriteAheadLog(walDir), engine, { tables: new Set([storage.tables.conversations]), maxPendingBytes, retryMs: 50 });
+    new WriteBehind(new WriteAheadLog(walDir), engine, { tables: new Set([storage.tables.conversations]), maxPendingBytes, retryMs: 50, quarantine: quarantine() });
 
   it('CONV-APPEND-06: a read through the storage sees every insert acknowledged before it, and 200 concurrent inserts land in a few shared INSERTs', async () => {
     const acks = await Promise.all(Array.from({ length: 200 }, (_, i) => storage.insert(storage.tables.conversations, [turn(i)])));
@@ -74,6 +76,7 @@ describe('write-behind on the embedded engine (acknowledged once logged, flushed
       tables: new Set([storage.tables.conversations]),
       maxPendingBytes: 64 << 20,
       retryMs: 50,
+      quarantine: quarantine(),
       onReplay: (e) => replays.push(e),
     });
     await restarted.ready;
@@ -85,13 +88,14 @@ describe('write-behind on the embedded engine (acknowledged once logged, flushed
 
   it('rows logged for a table that no longer exists neither block the start nor vanish: their segments are set aside', async () => {
     const stuck: EngineCalls = { insert: () => new Promise<void>(() => undefined), query: engineOf(storage).query };
-    const crashed = new WriteBehind(new WriteAheadLog(walDir), stuck, { tables: new Set(['gone_db.conversations']), maxPendingBytes: 64 << 20, retryMs: 50 });
+    const crashed = new WriteBehind(new WriteAheadLog(walDir), stuck, { tables: new Set(['gone_db.conversations']), maxPendingBytes: 64 << 20, retryMs: 50, quarantine: quarantine() });
     await crashed.insert('gone_db.conversations', [turn(1)]);
     const replays: unknown[] = [];
     const restarted = new WriteBehind(new WriteAheadLog(walDir), engineOf(storage), {
       tables: new Set(['gone_db.conversations']),
       maxPendingBytes: 64 << 20,
       retryMs: 50,
+      quarantine: quarantine(),
       onReplay: (e) => replays.push(e),
     });
     await expect(restarted.ready).resolves.toBeUndefined();

@@ -1,4 +1,7 @@
 import { LoomError } from '@loom/contracts';
+import { describeFailure } from '../quarantine/insert-failures';
+import { insertIsolating } from '../quarantine/isolating-insert';
+import type { WriteQuarantine } from '../quarantine/write-quarantine';
 import { WriteAheadLog, type LoggedInsert } from './write-ahead-log';
 
 export interface WriteBehindOptions {
@@ -14,8 +17,10 @@ export interface WriteBehindOptions {
    * merge (at most 5 a second per table). A read, a memory bound or a close flushes at once.
    */
   flushIntervalMs?: number;
+  /** Where rows the engine refuses on their own go, so that they never hold up the rest. */
+  quarantine: WriteQuarantine;
   onFlush?: (event: { rows: number; inserts: number; ms: number }) => void;
-  onReplay?: (event: { segments: number; rows: number; alreadyStored: number; absentTables?: string[] }) => void;
+  onReplay?: (event: { segments: number; rows: number; alreadyStored: number; quarantined?: number; absentTables?: string[] }) => void;
   onFailure?: (error: unknown) => void;
 }
 
@@ -29,6 +34,9 @@ interface Entry extends LoggedInsert {
   bytes: number;
 }
 
+/** One table's rows through an isolating insert and the quarantine: all handled, or the engine went down. */
+type Stored = { done: true; stored: number; quarantined: number } | { done: false; stored: number; quarantined: number; remaining: object[]; error: unknown };
+
 /**
  * Write-behind for the embedded engine, where one process owns the data: an insert into one of
  * `tables` is logged (write-ahead log), acknowledged, and reaches the engine in the next flush,
@@ -37,6 +45,12 @@ interface Entry extends LoggedInsert {
  *
  * The engine runs one statement at a time and a part costs milliseconds to write, so this turns
  * a thousand small inserts a second into a few large ones without making any caller wait for them.
+ *
+ * A row the engine refuses (a poison row) must not hold up the rows flushed with it, nor the
+ * start after a crash: a refused insert is bisected, the rows the engine takes are stored, and
+ * each row it refuses alone goes to the quarantine with the engine's error. Only when the engine
+ * itself is down (see classifyInsertFailure) is the flush retried as a whole, and then reads
+ * answer 503 and `failureReason` says why.
  */
 export class WriteBehind {
   readonly ready: Promise<void>;
@@ -92,6 +106,22 @@ export class WriteBehind {
     this.enqueued += 1;
     for (const w of this.watchers) if (w.table === table) w.listener(entry.rows);
     this.schedule();
+  }
+
+  /** Why flushes are failing now (the engine is down), or undefined while they land. */
+  failureReason(): string | undefined {
+    return this.failure === undefined ? undefined : describeFailure(this.failure, 300);
+  }
+
+  /**
+   * Inserts straight into the engine once every acknowledged insert is in, and tells watchers:
+   * for a quarantined row's retry, whose caller must know whether the engine took it. Throws
+   * the engine's error when it does not.
+   */
+  async insertNow(table: string, rows: readonly object[]): Promise<void> {
+    await this.settled();
+    await this.engine.insert(table, [...rows]);
+    for (const w of this.watchers) if (w.table === table) w.listener(rows);
   }
 
   /** Resolves once every insert acknowledged before the call is in the engine; rejects (503) while flushes fail. */
@@ -154,26 +184,53 @@ export class WriteBehind {
     const groups = groupByTable(batch);
     let rows = 0;
     for (const [index, [table, tableRows]] of groups.entries()) {
-      try {
-        await this.engine.insert(table, tableRows);
-        rows += tableRows.length;
-      } catch (error) {
-        // Tables already inserted are done; the rest go back to the front of the queue.
-        const left = new Set(groups.slice(index).map(([t]) => t));
-        this.pending = batch.filter((e) => left.has(e.table)).concat(this.pending);
-        this.pendingBytes -= sumBytes(batch.filter((e) => !left.has(e.table)));
-        this.fail(error);
+      const result = await this.store(table, tableRows);
+      rows += result.stored;
+      if (!result.done) {
+        // Rows stored or quarantined are done; the rest of this table and every later table go
+        // back to the front of the queue (their log segment stays until they are in).
+        const later = new Set(groups.slice(index + 1).map(([t]) => t));
+        const tableBytes = sumBytes(batch.filter((e) => e.table === table));
+        const back: Entry[] = [
+          { table, rows: result.remaining, bytes: Math.ceil((tableBytes * result.remaining.length) / tableRows.length) },
+          ...batch.filter((e) => later.has(e.table)),
+        ];
+        this.pendingBytes -= sumBytes(batch) - sumBytes(back);
+        this.pending = back.concat(this.pending);
+        this.fail(result.error);
         return;
       }
     }
     this.failure = undefined;
     this.pendingBytes -= sumBytes(batch);
     this.flushed = through;
-    // Every row of the closed segments is in the engine now (later inserts sit in the open one).
+    // Every row of the closed segments is in the engine (or in quarantine) now; later inserts sit in the open one.
     this.wal.removeThrough(this.closedSegment);
     this.options.onFlush?.({ rows, inserts: batch.length, ms: Number(process.hrtime.bigint() - started) / 1e6 });
     this.waiters = this.waiters.filter((w) => (w.seq <= through ? (w.resolve(), false) : true));
     for (const wake of this.roomWaiters.splice(0)) wake();
+  }
+
+  /**
+   * One table's rows: inserted together when the engine takes them, else bisected, with each
+   * row refused alone moved to the quarantine. Rows a refused insert stored anyway (the engine
+   * wrote some blocks of a large insert) are not inserted again.
+   */
+  private async store(table: string, rows: readonly object[]): Promise<Stored> {
+    const result = await insertIsolating(
+      (slice) => this.engine.insert(table, slice),
+      rows,
+      async (slice) => (await this.notYetStored(table, slice)) ?? slice,
+    );
+    try {
+      await this.options.quarantine.put(table, result.refused);
+    } catch (error) {
+      // Neither the quarantine table nor its file takes them: they wait with the rest.
+      const back = result.refused.map((r) => r.row).concat(result.done ? [] : result.remaining);
+      return { done: false, stored: result.stored, quarantined: 0, remaining: back, error };
+    }
+    const quarantined = result.refused.length;
+    return result.done ? { done: true, stored: result.stored, quarantined } : { done: false, stored: result.stored, quarantined, remaining: result.remaining, error: result.error };
   }
 
   private fail(error: unknown): void {
@@ -213,6 +270,7 @@ export class WriteBehind {
     }
     let total = 0;
     let alreadyStored = 0;
+    let quarantined = 0;
     const absentTables: string[] = [];
     for (const [table, rows] of byTable) {
       const missing = await this.notYetStored(table, rows);
@@ -222,7 +280,12 @@ export class WriteBehind {
       }
       alreadyStored += rows.length - missing.length;
       total += rows.length;
-      if (missing.length > 0) await this.engine.insert(table, missing);
+      if (missing.length === 0) continue;
+      // A row the engine refuses is quarantined like in a flush: one row never stops the start.
+      const result = await this.store(table, missing);
+      quarantined += result.quarantined;
+      // The engine itself is down: the start fails with its error and the log stays whole.
+      if (!result.done) throw result.error;
     }
     const last = segments[segments.length - 1]!.index;
     // Rows for a table that no longer exists (its database was dropped) cannot be stored, and
@@ -230,7 +293,13 @@ export class WriteBehind {
     // set aside under another name, where a later start does not read them.
     if (absentTables.length > 0) this.wal.setAsideThrough(last);
     else this.wal.removeThrough(last);
-    this.options.onReplay?.({ segments: segments.length, rows: total, alreadyStored, ...(absentTables.length > 0 ? { absentTables } : {}) });
+    this.options.onReplay?.({
+      segments: segments.length,
+      rows: total,
+      alreadyStored,
+      ...(quarantined > 0 ? { quarantined } : {}),
+      ...(absentTables.length > 0 ? { absentTables } : {}),
+    });
   }
 
   /** Rows whose sorting key and version the table does not hold yet; undefined when the table does not exist. */
