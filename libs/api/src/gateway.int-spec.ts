@@ -64,7 +64,7 @@ describe('Gateway: tokens, health, metrics, logs and traces', () => {
     expect(JSON.parse((await loom.admin.get('/healthz')).text)).toEqual({ status: 'ok' });
     const ready = await loom.admin.get('/readyz');
     expect(ready.status).toBe(200);
-    expect(JSON.parse(ready.text)).toEqual({ status: 'ready', checks: { storage: true, transport: true } });
+    expect(JSON.parse(ready.text)).toEqual({ status: 'ready', checks: { storage: true, transport: true, writes: true } });
     const ns = uniqueNamespace();
     await loom.record(ns);
     await loom.admin.ok('conversation.append', { namespace: ns, thread_id: 't', role: 'user', content: 'metrics please' });

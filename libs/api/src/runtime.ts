@@ -58,6 +58,14 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
           : logger.warn(e, 'replayed the write-ahead log: acknowledged writes a stop kept from storage are stored now'),
       onFailure: (error) => logger.error({ err: error }, 'storage did not take a flush of acknowledged writes; they stay in the write-ahead log and are retried'),
     },
+    // The row's key (table and key columns), never its text.
+    onQuarantine: (e) => {
+      metrics.writeQuarantined.inc({ table: e.table });
+      logger.error(
+        { table: e.table, row_key: e.key, error: e.error, quarantined_to: e.to },
+        'storage refused a row on its own; the rest were stored and this row was quarantined (see loom quarantine list)',
+      );
+    },
   });
   let requests: RequestClient | undefined;
   try {
@@ -108,6 +116,11 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
     const readiness = new Readiness({
       storage: () => storage.ping(),
       transport: async () => (transport instanceof NatsRequestClient ? transport.ping() : true),
+      // Acknowledged writes that the engine is not taking: not ready, with the engine's error.
+      writes: async () => {
+        const failure = storage.writeFailure();
+        return failure === undefined ? true : { ready: false, reason: `acknowledged writes are not reaching storage (kept in the write-ahead log, retried): ${failure}` };
+      },
     });
     const memory = new MemoryService(storage, new EmbeddingClient(requests, config.embedRequestTimeoutMs, metrics), metered('extraction'), { metrics, logger }, {
       leases,

@@ -33,9 +33,9 @@ export class OpsController {
 
   @Get('/readyz')
   async readyz(@Res() reply: FastifyReply): Promise<void> {
-    const checks = await this.readiness.check();
+    const { checks, reasons } = await this.readiness.report();
     const ready = Object.values(checks).every(Boolean);
-    await reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks });
+    await reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks, ...(Object.keys(reasons).length > 0 ? { reasons } : {}) });
   }
 
   @Get('/metrics')

@@ -16,6 +16,7 @@ export class LoomMetrics {
   readonly appendOutcomes: Counter<'outcome'>;
   readonly writeBehindFlushRows: Histogram<string>;
   readonly writeBehindFlushDuration: Histogram<string>;
+  readonly writeQuarantined: Counter<'table'>;
   readonly storageActiveParts: Gauge<'table'>;
   readonly storageMergesRunning: Gauge<string>;
   readonly titlerOutcomes: Counter<'outcome'>;
@@ -107,6 +108,12 @@ export class LoomMetrics {
       name: 'loom_write_behind_flush_seconds',
       help: 'Embedded engine: time one flush of the write-ahead queue took (all its inserts)',
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [this.registry],
+    });
+    this.writeQuarantined = new Counter({
+      name: 'loom_write_quarantined_total',
+      help: 'Rows the storage engine refused on their own (poison rows), set aside in write_quarantine (or its file) so the rest are stored; see `loom quarantine list`',
+      labelNames: ['table'],
       registers: [this.registry],
     });
     // Parts and merges are ClickHouse's health signal: many parts slow reads, and a merge
