@@ -22,6 +22,6 @@ export {
 } from './llm/llm.provider';
 export { FakeLlmProvider } from './llm/fake.provider';
 export { OpenAiLlmProvider, type OpenAiLlmProviderOptions } from './llm/openai-llm.provider';
-export { cosineSimilarity, l2Normalize } from './vector';
+export { cosineSimilarity, l2Normalize, vectorProblem } from './vector';
 export { ModelPrices, BUILT_IN_MODEL_PRICES, type PricedUsage } from './pricing/model-prices';
 export { MeteredLlm, type LlmPurpose } from './llm/metered-llm';

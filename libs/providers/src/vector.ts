@@ -36,3 +36,25 @@ export function cosineSimilarity(a: ArrayLike<number>, b: ArrayLike<number>): nu
   if (na === 0 || nb === 0) return 0;
   return dot / Math.sqrt(na * nb);
 }
+
+/** Float32's largest finite value: a component beyond it is Infinity once stored. */
+const FLOAT32_MAX = 3.4028234663852886e38;
+
+/**
+ * Why a vector cannot be stored and searched as an embedding, or undefined when it can: it must
+ * have `dims` components (when `dims` is known), each a finite Float32, and a norm above zero (a
+ * zero vector has no direction: text with no words, for the hashed embedder). Every place that
+ * turns a provider's vector into a row or a query checks this first.
+ */
+export function vectorProblem(vector: unknown, dims?: number): string | undefined {
+  if (!Array.isArray(vector) || vector.length === 0) return 'no vector';
+  if (dims !== undefined && dims > 0 && vector.length !== dims) return `${vector.length} dimensions where the model has ${dims}`;
+  let sumSquares = 0;
+  for (const v of vector as unknown[]) {
+    if (typeof v !== 'number' || !Number.isFinite(v) || Math.abs(v) > FLOAT32_MAX) return 'a component that is not a finite number';
+    sumSquares += v * v;
+  }
+  // Below this a Float32 copy (and its Int8 quantisation) is all zeros.
+  if (!(sumSquares > 1e-30)) return 'a zero vector (the text has nothing to embed)';
+  return undefined;
+}

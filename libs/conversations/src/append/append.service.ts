@@ -3,6 +3,7 @@ import { Limits, LoomError, type AppendTurnRequest, type AppendTurnResponse } fr
 import { nextVersion, sha256Hex, type LoomMetrics } from '@loom/platform';
 import { readsAsHigh } from '@loom/sensitivity';
 import type { EmbeddingClient } from '../embedding/embedding.client';
+import { embeddingColumns } from '../embedding/embedding-columns';
 import type { ThreadFence } from '../fencing/thread-fence';
 import type { RecordingService } from '../recording/recording.service';
 import { turnKey, type EmbeddingRow, type TranscriptRow } from '../rows';
@@ -130,10 +131,9 @@ export class AppendService {
       user_id: row.user_id,
       ts: row.ts,
       text,
-      model: embedded.ok ? embedded.model : '',
-      embedding: embedded.ok ? embedded.vectors[0]! : [],
-      // Fail-open: the turn is kept, the error stays on its embedding row, and nothing retries it.
-      embed_error: embedded.ok ? '' : `${embedded.reason}: ${embedded.message}`.slice(0, 500),
+      // Fail-open: the turn is kept, the error (or why the vector was unusable) stays on its
+      // embedding row, and nothing retries it.
+      ...embeddingColumns(embedded),
       is_summary: false,
       is_saved: false,
       saved_at: null,

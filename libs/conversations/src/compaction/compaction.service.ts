@@ -4,6 +4,7 @@ import { nextVersion, sha256Hex, type Logger, type LoomMetrics } from '@loom/pla
 import type { LlmProvider } from '@loom/providers';
 import { readsAsHigh } from '@loom/sensitivity';
 import type { EmbeddingClient } from '../embedding/embedding.client';
+import { embeddingColumns } from '../embedding/embedding-columns';
 import type { ThreadFence } from '../fencing/thread-fence';
 import type { ThreadLeases } from '../leases/thread-leases';
 import { parseMetadata } from '../read/views';
@@ -103,9 +104,7 @@ export class CompactionService {
       user_id: '',
       ts: summaryRow.ts,
       text,
-      model: embedded.model,
-      embedding: embedded.vectors[0]!,
-      embed_error: '',
+      ...embeddingColumns(embedded),
       is_summary: true,
       is_saved: false,
       saved_at: null,

@@ -3,6 +3,7 @@ import { LoomError } from '@loom/contracts';
 import { nextVersion } from '@loom/platform';
 import { readsAsHigh } from '@loom/sensitivity';
 import type { EmbeddingClient } from '../embedding/embedding.client';
+import { embeddingColumns } from '../embedding/embedding-columns';
 import type { ThreadFence } from '../fencing/thread-fence';
 import { embeddingKey, type EmbeddingRow } from '../rows';
 
@@ -99,7 +100,7 @@ export class ReembedService {
     const out: EmbeddingRow[] = [];
     sendable.forEach((row, i) => {
       if (unchanged && unsure.includes(row) && !unchanged.has(`${embeddingKey(row)}@${row.version}`)) return;
-      out.push({ ...row, model, embedding: embedded.vectors[i]!, version: nextVersion() });
+      out.push({ ...row, ...embeddingColumns(embedded, i), version: nextVersion() });
     });
     await this.storage.insert(this.storage.tables.conversationEmbeddings, out);
     return out.length;

@@ -15,6 +15,7 @@ import {
 import { nextVersion, type LoomMetrics } from '@loom/platform';
 import { readsAsHigh } from '@loom/sensitivity';
 import type { EmbedOutcome, EmbeddingClient } from '../embedding/embedding.client';
+import { embeddingColumns } from '../embedding/embedding-columns';
 import { safeExcerpt } from '../excerpt';
 import type { ThreadFence } from '../fencing/thread-fence';
 import type { ThreadLeases } from '../leases/thread-leases';
@@ -261,9 +262,7 @@ export class SavedMessagesService {
       user_id: row.user_id,
       ts: row.ts,
       text: firstChars(row.content, Limits.embedChars),
-      model: embedded.ok ? embedded.model : '',
-      embedding: embedded.ok ? embedded.vectors[0]! : [],
-      embed_error: embedded.ok ? '' : `${embedded.reason}: ${embedded.message}`.slice(0, 500),
+      ...embeddingColumns(embedded),
       is_summary: false,
       is_saved: true,
       saved_at: row.saved_at,

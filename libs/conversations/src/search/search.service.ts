@@ -3,6 +3,7 @@ import { toIso } from '@loom/clickhouse';
 import { ALL_AGENTS, Defaults, type SearchHit, type SearchTurnsRequest, type SearchTurnsResponse } from '@loom/contracts';
 import { readsAsHigh } from '@loom/sensitivity';
 import type { EmbeddingClient } from '../embedding/embedding.client';
+import { usableQueryVector } from '../embedding/embedding-columns';
 import type { LiveSettingsService } from '../settings/live-settings.service';
 import { candidatesFor, exactCandidatesStatement, latestLive, needsMoreCandidates, quantize, rankExact, vectorCandidatesStatement, type CandidateRow } from './vector-ranking';
 
@@ -33,8 +34,10 @@ export class SearchService {
     // A query holding a secret is never sent to the embedder; the substring match answers it
     // (and it never returns high turns, so the secret is not echoed back either).
     const embedded = readsAsHigh(input.query) ? undefined : await this.embedder.embed([input.query]);
-    if (embedded?.ok) {
-      const rows = await this.vectorSearch(scope, agent, input, { vector: embedded.vectors[0]!, model: embedded.model, floor, limit, excerptChars });
+    // A query with nothing to embed ("?", "👍") has no direction to rank by: the substring match answers it.
+    const query = usableQueryVector(embedded);
+    if (query) {
+      const rows = await this.vectorSearch(scope, agent, input, { ...query, floor, limit, excerptChars });
       return { hits: rows.map(toHit), mode: 'vector' };
     }
     const rows = await this.substringSearch(scope, agent, input, { limit, excerptChars });
