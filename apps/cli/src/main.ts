@@ -9,6 +9,7 @@ import { ingestTranscriptCommand } from './commands/ingest-transcript.command';
 import { briefsGetCommand, briefsListCommand } from './commands/briefs.command';
 import { runsListCommand } from './commands/runs.command';
 import { erasureExportCommand, erasureRequestCommand, erasureStatusCommand } from './commands/erasure.command';
+import { quarantineDropCommand, quarantineListCommand, quarantineRetryCommand } from './commands/quarantine.command';
 
 const program = new Command('loom').description('Loom: a memory of coding-agent sessions').showHelpAfterError();
 
@@ -67,6 +68,31 @@ briefs
   .option('--url <url>', 'the gateway (default $LOOM_URL)')
   .option('--token <token>', 'a viewer token (default $LOOM_TOKEN)')
   .action(briefsGetCommand);
+
+const quarantine = program.command('quarantine').description('rows storage refused on their own (poison rows), set aside so the rest were stored (admin of every namespace)');
+quarantine
+  .command('list')
+  .description('quarantined rows, oldest first: id, table, key and the engine\'s error')
+  .option('--limit <n>', 'at most this many (1-1000, default 100)')
+  .option('--rows', 'also print each row as JSON (it holds the turn\'s text)')
+  .option('--url <url>', 'the gateway (default $LOOM_URL)')
+  .option('--token <token>', 'an admin token for every namespace (default $LOOM_TOKEN)')
+  .option('--json', 'print JSON')
+  .action(quarantineListCommand);
+quarantine
+  .command('retry <ids...>')
+  .description('insert each row again; a row storage takes now is stored and leaves the quarantine')
+  .option('--url <url>', 'the gateway (default $LOOM_URL)')
+  .option('--token <token>', 'an admin token for every namespace (default $LOOM_TOKEN)')
+  .option('--json', 'print JSON')
+  .action(quarantineRetryCommand);
+quarantine
+  .command('drop <ids...>')
+  .description('remove each row from the quarantine without storing it')
+  .option('--url <url>', 'the gateway (default $LOOM_URL)')
+  .option('--token <token>', 'an admin token for every namespace (default $LOOM_TOKEN)')
+  .option('--json', 'print JSON')
+  .action(quarantineDropCommand);
 
 const erasure = program.command('erasure').description("a person's or a namespace's data: erase it, check on an erasure, export it (admin)");
 erasure

@@ -9,3 +9,4 @@ export * from './usage';
 export * from './observations';
 export * from './brief-events';
 export * from './erasure-client';
+export * from './quarantine-client';

@@ -16,3 +16,4 @@ export * from './erasure/erasure.dto';
 export * from './runs/run.dto';
 export * from './context/context.dto';
 export * from './observe/observe.dto';
+export * from './quarantine/quarantine.dto';

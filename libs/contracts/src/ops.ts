@@ -21,6 +21,7 @@ import { ListSavedMessagesRequest, SavedStatusRequest, SaveMessageRequest, Searc
 import { GetSettingsRequest, SetSettingRequest } from './settings/settings.dto';
 import { ContextPackRequest } from './context/context.dto';
 import { ObserveCrystallizeRequest, ObserveListRequest, ObserveRecordRequest } from './observe/observe.dto';
+import { QuarantineDropRequest, QuarantineListRequest, QuarantineRetryRequest } from './quarantine/quarantine.dto';
 
 /**
  * The public ops: `POST /v1/ops/<name>`. Each names its request class (validated with
@@ -70,6 +71,10 @@ export const Ops = {
   'token.revoke': { role: 'admin', request: RevokeTokenRequest },
   'settings.get': { role: 'viewer', request: GetSettingsRequest },
   'settings.set': { role: 'admin', request: SetSettingRequest },
+  // Deployment-wide: the handler also requires an every-namespace token.
+  'quarantine.list': { role: 'admin', request: QuarantineListRequest },
+  'quarantine.retry': { role: 'admin', request: QuarantineRetryRequest },
+  'quarantine.drop': { role: 'admin', request: QuarantineDropRequest },
 } as const satisfies Record<string, { role: Role; request: new () => object; perUser?: boolean }>;
 
 export function isPerUserOp(op: OpName): boolean {

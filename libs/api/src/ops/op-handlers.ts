@@ -5,6 +5,7 @@ import { ContextPackService, type MemoryService, type ObservationsService } from
 import { scopeFor, type BriefsService } from '@loom/briefs';
 import type { ErasureService } from '@loom/erasure';
 import type { RunsService } from '@loom/runs';
+import type { QuarantineService } from '@loom/clickhouse';
 import type { OpContext } from './op-context';
 import type * as C from '@loom/contracts';
 
@@ -53,6 +54,9 @@ interface OpInputs {
   'token.revoke': C.RevokeTokenRequest;
   'settings.get': C.GetSettingsRequest;
   'settings.set': C.SetSettingRequest;
+  'quarantine.list': C.QuarantineListRequest;
+  'quarantine.retry': C.QuarantineRetryRequest;
+  'quarantine.drop': C.QuarantineDropRequest;
 }
 
 export type OpHandlers = { [K in OpName]: Handler<OpInputs[K]> };
@@ -74,10 +78,17 @@ export interface OpServices {
   erasure: ErasureService;
   runs: RunsService;
   auth: AuthService;
+  /** Quarantined rows of the append path (storage's). */
+  quarantine: QuarantineService;
+}
+
+/** Quarantined rows may belong to any tenant: only a token for every namespace handles them. */
+function requireEveryNamespace(ctx: OpContext, op: string): void {
+  if (!coversAllNamespaces(ctx.principal)) throw new LoomError('forbidden', `${op} acts on every namespace's rows and needs an admin token for every namespace`);
 }
 
 /** Adapters from ops to services: take the validated input, call one service method, return. */
-export function createOpHandlers({ plane, memory, observations, briefs, erasure, runs, auth }: OpServices): OpHandlers {
+export function createOpHandlers({ plane, memory, observations, briefs, erasure, runs, auth, quarantine }: OpServices): OpHandlers {
   /** Every namespace the token covers: a person's data is erased (and exported) wherever it is. */
   const callerNamespaces = (ctx: OpContext): NamespaceSet => (coversAllNamespaces(ctx.principal) ? { all: true } : { all: false, namespaces: ctx.principal.namespaces });
   const contextPack = new ContextPackService(memory, plane.search, observations);
@@ -154,5 +165,17 @@ export function createOpHandlers({ plane, memory, observations, briefs, erasure,
     },
     'settings.get': () => plane.settings.all(),
     'settings.set': (_ctx, input) => plane.settings.set(input.key, input.value),
+    'quarantine.list': async (ctx, input): Promise<C.QuarantineListResponse> => {
+      requireEveryNamespace(ctx, 'quarantine.list');
+      return { rows: await quarantine.list({ limit: input.limit ?? 100, includeRows: input.include_rows === true }) };
+    },
+    'quarantine.retry': async (ctx, input): Promise<C.QuarantineRetryResponse> => {
+      requireEveryNamespace(ctx, 'quarantine.retry');
+      return { results: await quarantine.retry(input.ids) };
+    },
+    'quarantine.drop': async (ctx, input): Promise<C.QuarantineDropResponse> => {
+      requireEveryNamespace(ctx, 'quarantine.drop');
+      return { results: await quarantine.drop(input.ids) };
+    },
   };
 }
