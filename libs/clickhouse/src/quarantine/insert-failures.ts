@@ -53,10 +53,18 @@ export function classifyInsertFailure(error: unknown): InsertFailure {
   return ENGINE_CODES.has(code) ? 'engine_down' : 'rows_refused';
 }
 
-/** The error's message as well-formed text of bounded length, safe to store and log. */
+/**
+ * The error's message as well-formed text of bounded length, safe to store and log. The engine
+ * quotes the data it could not parse (`expected ',' before: '…'`), which may be a turn's text:
+ * every quoted excerpt longer than a syntax token is cut, and what stays names the problem and
+ * the column.
+ */
 export function describeFailure(error: unknown, maxChars = 2000): string {
   const message = error instanceof Error ? error.message : String(error);
-  return wellFormed(message).slice(0, maxChars);
+  return wellFormed(message)
+    .replace(/'(?:[^'\\]|\\.){4,}'/g, "'…'")
+    .replace(/"(?:[^"\\]|\\.){4,}"/g, '"…"')
+    .slice(0, maxChars);
 }
 
 /** Replaces lone UTF-16 surrogates (which no engine column or JSON parser takes) with U+FFFD. */
