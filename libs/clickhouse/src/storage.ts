@@ -28,6 +28,9 @@ export interface StorageConfig {
   onQuarantine?: (event: QuarantinedEvent) => void;
 }
 
+/** How long a direct insert that found the engine down keeps /readyz false (server mode). */
+const DIRECT_FAILURE_MS = 10_000;
+
 /** The tables an append writes on every call; every other table is written directly. */
 const WRITE_BEHIND_TABLES = (tables: Tables): Set<string> => new Set([tables.conversations, tables.conversationEmbeddings]);
 
@@ -42,8 +45,8 @@ export class Storage {
   /** Quarantined rows of the append path: list, retry, drop (`loom quarantine`). */
   readonly quarantine: QuarantineService;
   private readonly refusedRows: WriteQuarantine;
-  /** Server mode: the last direct insert found the engine down (cleared by the next that lands). */
-  private directFailure: unknown;
+  /** Server mode: the last direct insert found the engine down (cleared by the next that lands), and when. */
+  private directFailure: { error: unknown; at: number } | undefined;
 
   private constructor(
     readonly client: ClickHouseClient,
@@ -101,7 +104,12 @@ export class Storage {
    * while they land. Quarantined rows do not count: the rest of the writes go on. /readyz says it.
    */
   writeFailure(): string | undefined {
-    return this.writeBehind?.failureReason() ?? (this.directFailure === undefined ? undefined : describeFailure(this.directFailure, 300));
+    const behind = this.writeBehind?.failureReason();
+    if (behind !== undefined) return behind;
+    // Direct inserts have no retry loop to clear the mark, and a not-ready gateway gets no
+    // inserts: the mark lapses, and the storage check (a ping) speaks for the engine after that.
+    if (this.directFailure === undefined || Date.now() - this.directFailure.at > DIRECT_FAILURE_MS) return undefined;
+    return describeFailure(this.directFailure.error, 300);
   }
 
   /**
@@ -178,7 +186,7 @@ export class Storage {
       this.directFailure = undefined;
     } catch (error) {
       if (classifyInsertFailure(error) === 'engine_down') {
-        this.directFailure = error;
+        this.directFailure = { error, at: Date.now() };
         throw mapStorageError(error);
       }
       // The append path batches many callers' turns in one insert: one refused row must not fail them all.
@@ -192,7 +200,7 @@ export class Storage {
     const result = await insertIsolating((slice) => this.client.insert({ table, values: slice, format: 'JSONEachRow' }).then(() => undefined), rows);
     await this.refusedRows.put(table, result.refused);
     if (!result.done) {
-      this.directFailure = result.error;
+      this.directFailure = { error: result.error, at: Date.now() };
       throw mapStorageError(result.error);
     }
     this.directFailure = undefined;

@@ -1,8 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openTestStorage, transcriptRow } from '../../../testing/src/storage.harness';
-import type { Storage } from '../storage';
+import { openTestStorage, transcriptRow, uniqueDatabase, workerDataDir } from '../../../testing/src/storage.harness';
+import { runMigrations } from '../migrations.runner';
+import { Storage } from '../storage';
 import { WriteAheadLog } from '../write-behind/write-ahead-log';
 import { WriteBehind, type EngineCalls } from '../write-behind/write-behind';
 import { classifyInsertFailure } from './insert-failures';
@@ -189,5 +190,37 @@ describe('poison rows in the write path: bisect, store the good rows, quarantine
     expect(await storage.quarantine.drop([content.id])).toEqual([{ id: content.id, outcome: 'dropped' }]);
     expect(await storage.quarantine.list()).toEqual([]);
     expect((await stored(storage)).ids).toEqual(['m1', 'm3']);
+  });
+
+  it('[issue 9: poison row] without a write-behind (the path a ClickHouse server takes), a batched insert holding a poison row stores the good rows and quarantines the poison row', async () => {
+    const direct = Storage.open({ database: uniqueDatabase(), dataDir: workerDataDir(), writeBehind: { enabled: false }, onQuarantine: (e) => events.push(e) });
+    try {
+      await runMigrations(direct);
+      await direct.insert(direct.tables.conversations, [good(1), poison.content(2), good(3), poison.tokens(4), good(5)]);
+      expect((await stored(direct)).ids).toEqual(['m1', 'm3', 'm5']);
+      expect(events.map((e) => JSON.parse(e.key).msg_id).sort()).toEqual(['m2', 'm4']);
+      expect((await direct.quarantine.list()).map((r) => r.table)).toEqual([direct.tables.conversations, direct.tables.conversations]);
+      expect(direct.writeFailure()).toBeUndefined();
+      // Outside the append path, a refused insert is the caller's error, as before.
+      await expect(direct.insert(direct.tables.namespaces, [{ namespace: 'x', updated_at: '2026-11-29 12:00:00.000', version: 1e21 }])).rejects.toThrow(/parse/i);
+    } finally {
+      await direct.command(`DROP DATABASE IF EXISTS ${direct.tables.database}`);
+      await direct.close();
+    }
+  });
+
+  it('CONV-EMBED-07 [issue 9: wordless turn] the embeddings table takes a zero vector: its Int8 copy is all zeros instead of a division by a zero scale', async () => {
+    const row = {
+      namespace: 'ns', thread_id: 't', msg_id: 'zero', agent: 'default', role: 'user', run_id: '', user_id: '', ts: '2026-11-29 12:00:00.000000',
+      text: '?', model: 'hashed-v1-4', embedding: [0, 0, 0, 0], embed_error: '', created_at: '2026-11-29 12:00:00.000', version: 1,
+    };
+    await storage.client.insert({ table: storage.tables.conversationEmbeddings, values: [row, { ...row, msg_id: 'unit', embedding: [0.6, -0.8, 0, 0] }], format: 'JSONEachRow' });
+    const rows = await storage.query<{ msg_id: string; embedding_q8: number[]; embedding_scale: number }>(
+      `SELECT msg_id, embedding_q8, embedding_scale FROM ${storage.tables.conversationEmbeddings} ORDER BY msg_id`,
+    );
+    expect(rows).toEqual([
+      { msg_id: 'unit', embedding_q8: [95, -127, 0, 0], embedding_scale: expect.closeTo(0.8 / 127, 6) },
+      { msg_id: 'zero', embedding_q8: [0, 0, 0, 0], embedding_scale: 0 },
+    ]);
   });
 });
