@@ -3,6 +3,7 @@ import type { SavedMessageHit, SavedSearchMode, SearchSavedMessagesRequest, Sear
 import { cosineSimilarity } from '@loom/providers';
 import { readsAsHigh } from '@loom/sensitivity';
 import type { EmbeddingClient } from '../embedding/embedding.client';
+import { usableQueryVector } from '../embedding/embedding-columns';
 import type { LiveSettingsService } from '../settings/live-settings.service';
 import { firstChars } from '../text';
 import { bm25, centredExcerpt, reciprocalRankFusion } from './bm25';
@@ -51,8 +52,10 @@ export class SavedSearchService {
     if (requested !== 'lexical') {
       // A query that reads as high goes to no provider; the lexical leg alone answers it.
       const embedded = readsAsHigh(input.query) ? undefined : await this.embedder.embed([input.query]);
-      if (embedded?.ok) {
-        vectorRanked = await this.vectorLeg(namespace, docs, embedded.vectors[0]!, embedded.model, settings.conversation_search_min_similarity);
+      // A query with nothing to embed ("?") has no direction: the lexical leg answers it.
+      const query = usableQueryVector(embedded);
+      if (query) {
+        vectorRanked = await this.vectorLeg(namespace, docs, query.vector, query.model, settings.conversation_search_min_similarity);
       } else {
         mode = 'lexical';
       }
