@@ -7,6 +7,7 @@ import { MeteredLlm, ModelPrices, type LlmProvider } from '@loom/providers';
 import { NatsRequestClient } from '@loom/transport';
 import { JSONCodec, type Msg } from 'nats';
 import { serveWorkerMetrics } from './http/metrics-server';
+import { reportQuarantined } from './quarantine-report';
 import { configuredLlm } from './titler';
 
 const codec = JSONCodec<Record<string, unknown>>();
@@ -27,7 +28,8 @@ export async function startCompactorService(config: LoomConfig, options: { logge
   const metrics = new LoomMetrics('compactor');
   if (!config.natsUrl) throw new Error('the compactor needs LOOM_NATS_URL: it serves loom.compact.run.v1 (for one process with everything in it, run `loom up`)');
   const requests = await NatsRequestClient.connect(config.natsUrl, 'loom-compactor');
-  const storage = Storage.open({ ...config.clickhouse, dataDir: config.dataDir });
+  // The summary's rows go through the append path's quarantine: count and log them here too.
+  const storage = Storage.open({ ...config.clickhouse, dataDir: config.dataDir, onQuarantine: reportQuarantined(metrics, logger) });
   const llm = new MeteredLlm(options.llm ?? configuredLlm(config), 'summarizer', { metrics, prices: new ModelPrices(config.modelPrices) });
   const compaction = new CompactionService(
     storage,

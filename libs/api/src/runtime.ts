@@ -9,6 +9,7 @@ import { InProcessRequestClient, NatsKvLock, NatsRequestClient, type RequestClie
 import { createOpHandlers } from './ops/op-handlers';
 import { OpDispatcher } from './ops/op-dispatcher';
 import { Readiness } from './http/readiness';
+import { reportQuarantined } from './quarantine-report';
 import { briefLlm, configuredLlm, createTitlerWorker } from './titler';
 import { BriefsService } from '@loom/briefs';
 import { applyRetention, ErasureService } from '@loom/erasure';
@@ -58,14 +59,7 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
           : logger.warn(e, 'replayed the write-ahead log: acknowledged writes a stop kept from storage are stored now'),
       onFailure: (error) => logger.error({ err: error }, 'storage did not take a flush of acknowledged writes; they stay in the write-ahead log and are retried'),
     },
-    // The row's key (table and key columns), never its text.
-    onQuarantine: (e) => {
-      metrics.writeQuarantined.inc({ table: e.table });
-      logger.error(
-        { table: e.table, row_key: e.key, error: e.error, quarantined_to: e.to },
-        'storage refused a row on its own; the rest were stored and this row was quarantined (see loom quarantine list)',
-      );
-    },
+    onQuarantine: reportQuarantined(metrics, logger),
   });
   let requests: RequestClient | undefined;
   try {
