@@ -194,7 +194,7 @@ export class WriteBehind {
         const back: Entry[] = [
           { table, rows: result.remaining, bytes: Math.ceil((tableBytes * result.remaining.length) / tableRows.length) },
           ...batch.filter((e) => later.has(e.table)),
-        ];
+        ].filter((e) => e.rows.length > 0);
         this.pendingBytes -= sumBytes(batch) - sumBytes(back);
         this.pending = back.concat(this.pending);
         this.fail(result.error);
