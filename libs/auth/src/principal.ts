@@ -48,6 +48,13 @@ export function requireRole(principal: Principal, required: Role, op: string): v
   }
 }
 
+/** Refuses a token that does not cover every namespace: the op changes what all of them get. */
+export function requireEveryNamespace(principal: Principal, op: string): void {
+  if (!coversAllNamespaces(principal)) {
+    throw new LoomError('forbidden', `${op} changes every namespace at once and needs a token for every namespace ("*"); this token covers ${principal.namespaces.join(', ')}`);
+  }
+}
+
 /**
  * Tokens bounded to one user or session serve only the saved-message ops (a thread mixes users
  * and has no user axis to bound), so every other op refuses them.
