@@ -34,6 +34,17 @@ describe('Roles and settings [issue 9: roles]', () => {
     expect((await loom.admin.call('settings.set', { key: 'conversation_search_min_similarity', value: before.conversation_search_min_similarity })).status).toBe(200);
   });
 
+  it('[issue 9: deployment-wide settings] an every-namespace token is minted with namespace "*" by an every-namespace admin only, and may set settings', async () => {
+    const minted = await loom.admin.call('token.create', { namespace: '*', role: 'admin', label: 'operator' });
+    expect(minted.status).toBe(200);
+    const operator = loom.admin.withToken(minted.body.token);
+    const before = await operator.ok('settings.get', {});
+    expect((await operator.call('settings.set', { key: 'conversation_search_excerpt_chars', value: before.conversation_search_excerpt_chars })).status).toBe(200);
+    const nsAdmin = await loom.as(uniqueNamespace(), 'admin');
+    expect((await nsAdmin.call('token.create', { namespace: '*', role: 'admin' })).status).toBe(403);
+    expect((await loom.admin.call('token.create', { namespace: '**', role: 'admin' })).status).toBe(400);
+  });
+
   it('SETTINGS-02 [issue 9: settings ranges]: every live setting refuses a value out of its range with a 400 naming value, and stores nothing', async () => {
     const before = await loom.admin.ok('settings.get', {});
     const bad: Array<[string, unknown]> = [
