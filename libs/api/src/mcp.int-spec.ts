@@ -126,6 +126,19 @@ describe('MCP endpoint (/mcp)', () => {
       expect(called.body.result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/writer role/) }] });
     });
 
+    it('a tool call cannot reach outside its session\'s namespace by naming another in its arguments', async () => {
+      const other = uniqueNamespace();
+      await loom.record(other);
+      await asToken({ role: 'writer' });
+      // Every-namespace admin's session on ns: the arguments name another namespace, the session's wins.
+      token = loom.admin.token;
+      const session = await connect(`?toolset=all&namespace=${ns}`);
+      const called = await rpc('tools/call', { name: 'loom_conversation_append', arguments: { namespace: other, thread_id: 'pinned', role: 'user', content: 'stays in the session namespace' } }, session);
+      expect(called.body.result.isError).toBe(false);
+      expect((await loom.admin.ok('conversation.list', { namespace: ns, thread_id: 'pinned' })).messages).toHaveLength(1);
+      expect((await loom.admin.call('conversation.get', { namespace: other, thread_id: 'pinned' })).status).toBe(404);
+    });
+
     it('a session id is no credential: a token of another namespace is refused on it', async () => {
       const session = await connect();
       token = (await loom.admin.ok('token.create', { namespace: uniqueNamespace(), role: 'admin' })).token;

@@ -74,6 +74,10 @@ export function resolveUserId(principal: Principal, requested: string | undefine
   if (principal.readScope === 'own_session') {
     throw new LoomError('forbidden', `${op} is not available to a token with read scope own_session: conversation rows have no session to bound it by`);
   }
+  if (principal.readScope === 'own_user' && principal.readUserId === undefined) {
+    // Minted before token.create required read_user_id: bounded to nobody, it must act for nobody.
+    throw new LoomError('forbidden', `${op}: this token has read scope own_user but names no user; mint one with read_user_id`);
+  }
   const pinned = principal.readScope === 'own_user' ? principal.readUserId : undefined;
   if (pinned !== undefined) {
     if (requested !== undefined && requested !== pinned) {

@@ -161,9 +161,11 @@ export class McpEndpoint {
           const name = String(message.params?.['name'] ?? '');
           const tool = tools.find((t) => t.name === name);
           if (!tool) return rpcError(id, -32602, `no tool "${name}" in this listing${session.toolset === 'core' ? ' (mount ?toolset=all for more)' : ''}`);
-          const args = (message.params?.['arguments'] as Record<string, unknown> | undefined) ?? {};
+          const given = message.params?.['arguments'];
+          // The session's namespace always wins: a tool call cannot name another one.
+          const args = typeof given === 'object' && given !== null && !Array.isArray(given) ? (given as Record<string, unknown>) : {};
           try {
-            const result = await tool.call(args, (op, body) => this.op(op, { namespace: session.namespace, ...body }, request.authorization));
+            const result = await tool.call(args, (op, body) => this.op(op, { ...body, namespace: session.namespace }, request.authorization));
             return ok(id, { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result, isError: false });
           } catch (error) {
             return ok(id, { content: [{ type: 'text', text: (error as Error).message }], isError: true });
