@@ -182,6 +182,23 @@ describe('split topology (separate processes on NATS)', () => {
     expect(run.model_cost).toMatchObject({ reports: 20, input_tokens: 20_000_000, cost_usd: 60 });
   });
 
+  it('CONV-APPEND-05 [issue 9: races] (split): creates of one thread and first usage reports of one run, sent to both gateways at once, create and begin once (NATS KV leases)', async () => {
+    const ns = uniqueNamespace();
+    await topology.admin.ok('conversation.set_logging', { namespace: ns, enabled: true });
+    const apis = topology.urls.map((u) => new LoomApi(u, topology.admin.token));
+    const creates = await Promise.all(Array.from({ length: 20 }, (_, i) => apis[i % 2]!.call('conversation.create', { namespace: ns, thread_id: 'race', title: `title ${i}` })));
+    const winners = creates.map((c, i) => ({ c, i })).filter(({ c }) => c.status === 200 && c.body.created === true);
+    expect(winners).toHaveLength(1);
+    expect(creates.filter((c) => c.status === 409)).toHaveLength(19);
+    expect((await apis[1]!.ok('conversation.get', { namespace: ns, thread_id: 'race' })).thread.title).toBe(`title ${winners[0]!.i}`);
+    const reports = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        apis[i % 2]!.ok('run.report_usage', { namespace: ns, run_id: 'first', goal: 'g', reports: [{ usage_id: `c${i}`, model: 'claude-sonnet-4-5', input_tokens: 1, output_tokens: 0 }] }),
+      ),
+    );
+    expect(reports.filter((r) => r.began === true)).toHaveLength(1);
+  });
+
   it('each embedder serves its own /metrics, with batch sizes and trace-free counters', async () => {
     const ns = uniqueNamespace();
     await topology.admin.ok('conversation.set_logging', { namespace: ns, enabled: true });

@@ -163,7 +163,8 @@ async function runProvider(ctx: BenchContext, data: LocomoData, provider: string
     const floorNow = settings?.['conversation_search_min_similarity'];
     if (floorNow !== undefined && floorNow !== DEFAULT_FLOOR) progress(`  note: the live floor is ${floorNow}, not ${DEFAULT_FLOOR}`);
     const withFloor = await ask(`default floor ${floorNow ?? DEFAULT_FLOOR}`);
-    await client.ok('settings.set', { key: 'conversation_search_min_similarity', value: -1 });
+    // The lowest floor settings.set takes: every hit that points anywhere near the query.
+    await client.ok('settings.set', { key: 'conversation_search_min_similarity', value: 0 });
     const noFloor = await ask('no floor');
     client.close();
     await loom.stopLoom();

@@ -92,4 +92,78 @@ describe('MCP endpoint (/mcp)', () => {
     expect(unknown.status).toBe(404);
     expect((unknown.body as any).error.message).toMatch(/send initialize first/);
   });
+
+  describe('[issue 9: MCP roles] initialize takes run.begin\'s role', () => {
+    const runCount = async () => (await loom.admin.ok('run.list', { namespace: ns, agent: '*', limit: 100 })).runs.length;
+    const asToken = async (extra: Record<string, unknown>) => {
+      token = (await loom.admin.ok('token.create', { namespace: ns, ...extra })).token;
+    };
+
+    it('RUNS-04: a viewer\'s session begins no run, and its tools still answer', async () => {
+      await asToken({ role: 'viewer' });
+      const before = await runCount();
+      const init = await rpc('initialize', { protocolVersion: '2025-06-18', clientInfo: { name: 'viewer-client' } });
+      expect(init.status).toBe(200);
+      expect(init.body.result.instructions).not.toMatch(/Run /);
+      expect((await rpc('tools/call', { name: 'loom_search', arguments: { query: 'anything' } }, init.session!)).body.result.isError).toBe(false);
+      expect(await runCount()).toBe(before);
+    });
+
+    it('an end-user (own_user) or own_session token is refused at initialize with 403 and begins no run', async () => {
+      const before = await runCount();
+      for (const bounded of [{ role: 'writer', read_scope: 'own_user', read_user_id: 'u1' }, { role: 'admin', read_scope: 'own_session', read_user_id: 'u1', read_session_id: 's1' }]) {
+        await asToken(bounded);
+        const init = await rpc('initialize', { clientInfo: { name: 'end-user' } });
+        expect([bounded.read_scope, init.status, init.session]).toEqual([bounded.read_scope, 403, null]);
+      }
+      expect(await runCount()).toBe(before);
+    });
+
+    it('a viewer\'s ?toolset=all session cannot append through the tool (403 from the op, as over HTTP)', async () => {
+      await asToken({ role: 'viewer' });
+      const session = await connect('?toolset=all');
+      const called = await rpc('tools/call', { name: 'loom_conversation_append', arguments: { thread_id: 'v', role: 'user', content: 'not mine to write' } }, session);
+      expect(called.body.result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/writer role/) }] });
+    });
+
+    it('a tool call cannot reach outside its session\'s namespace by naming another in its arguments', async () => {
+      const other = uniqueNamespace();
+      await loom.record(other);
+      await asToken({ role: 'writer' });
+      // Every-namespace admin's session on ns: the arguments name another namespace, the session's wins.
+      token = loom.admin.token;
+      const session = await connect(`?toolset=all&namespace=${ns}`);
+      const called = await rpc('tools/call', { name: 'loom_conversation_append', arguments: { namespace: other, thread_id: 'pinned', role: 'user', content: 'stays in the session namespace' } }, session);
+      expect(called.body.result.isError).toBe(false);
+      expect((await loom.admin.ok('conversation.list', { namespace: ns, thread_id: 'pinned' })).messages).toHaveLength(1);
+      expect((await loom.admin.call('conversation.get', { namespace: other, thread_id: 'pinned' })).status).toBe(404);
+    });
+
+    it('a session id is no credential: a token of another namespace is refused on it', async () => {
+      const session = await connect();
+      token = (await loom.admin.ok('token.create', { namespace: uniqueNamespace(), role: 'admin' })).token;
+      expect((await rpc('ping', {}, session)).status).toBe(403);
+    });
+
+    it('the client name stored as the run\'s goal is well-formed, has no control characters and is at most 100 characters', async () => {
+      const cases: Array<[unknown, string]> = [
+        ['evil\u001b[31m\u0000\ud800 client\u202e\n\n', 'evil [31m client'],
+        ['x'.repeat(5_000), 'x'.repeat(100)],
+        ['😀'.repeat(150), '😀'.repeat(100)],
+        [{ nested: true }, 'an MCP client'],
+        ['\u0007\u0008', 'an MCP client'],
+      ];
+      for (const [name, expected] of cases) {
+        const init = await rpc('initialize', { clientInfo: { name } });
+        const runId = /Run (\S+)\./.exec(init.body.result.instructions as string)![1]!;
+        expect((await loom.gateway.runtime.runs.get(ns, runId)).run.goal).toBe(`MCP session of ${expected}`);
+      }
+    });
+
+    it('a namespace query parameter that is no namespace is a 400, and a JSON body that is no object is a 400', async () => {
+      expect((await rpc('initialize', {}, undefined, '?namespace=' + encodeURIComponent('a b\u0000'))).status).toBe(400);
+      const response = await fetch(`${loom.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: 'null' });
+      expect(response.status).toBe(400);
+    });
+  });
 });

@@ -133,7 +133,7 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
     });
     erasure.start();
     if (config.erasure.runsIn === 'service') logger.info('erasures run in the erasure service (LOOM_ERASURE_RUNS_IN=service): this gateway stores requests and waits for their records');
-    const runs = new RunsService(storage, prices);
+    const runs = new RunsService(storage, leases, prices);
     const observations = new ObservationsService(storage, memory, leases);
     const dispatcher = new OpDispatcher(createOpHandlers({ plane, memory, observations, briefs, erasure, runs, auth, quarantine: storage.quarantine }), auth, metrics, logger);
     const mcp = new McpEndpoint(auth, dispatcher, runs, config.mcp.sessionRunIdleSeconds, storage, logger);

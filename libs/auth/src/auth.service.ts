@@ -68,6 +68,15 @@ export class AuthService {
         fields: [{ field: 'read_session_id', message: 'only valid with read_scope "own_session"' }],
       });
     }
+    // A bounded token names whom it is bounded to: one left open would act for whichever user a
+    // body names, which is a namespace-wide reader under another name.
+    const missing = [
+      ...(readScope !== 'all' && !options.readUserId ? [{ field: 'read_user_id', message: `required with read_scope "${readScope}": the one user the token acts as` }] : []),
+      ...(readScope === 'own_session' && !options.readSessionId ? [{ field: 'read_session_id', message: 'required with read_scope "own_session": the one session the token acts for' }] : []),
+    ];
+    if (missing.length > 0) {
+      throw new LoomError('invalid_input', `a token with read_scope "${readScope}" needs ${missing.map((m) => m.field).join(' and ')}`, { fields: missing });
+    }
     const token = TOKEN_PREFIX + randomToken(32);
     const tokenId = 'tok_' + randomToken(9);
     await this.tokens.insert({

@@ -48,6 +48,13 @@ export function requireRole(principal: Principal, required: Role, op: string): v
   }
 }
 
+/** Refuses a token that does not cover every namespace: the op changes what all of them get. */
+export function requireEveryNamespace(principal: Principal, op: string): void {
+  if (!coversAllNamespaces(principal)) {
+    throw new LoomError('forbidden', `${op} changes every namespace at once and needs a token for every namespace ("*"); this token covers ${principal.namespaces.join(', ')}`);
+  }
+}
+
 /**
  * Tokens bounded to one user or session serve only the saved-message ops (a thread mixes users
  * and has no user axis to bound), so every other op refuses them.
@@ -66,6 +73,10 @@ export function requireNamespaceWideToken(principal: Principal, op: string): voi
 export function resolveUserId(principal: Principal, requested: string | undefined, op: string): string {
   if (principal.readScope === 'own_session') {
     throw new LoomError('forbidden', `${op} is not available to a token with read scope own_session: conversation rows have no session to bound it by`);
+  }
+  if (principal.readScope === 'own_user' && principal.readUserId === undefined) {
+    // Minted before token.create required read_user_id: bounded to nobody, it must act for nobody.
+    throw new LoomError('forbidden', `${op}: this token has read scope own_user but names no user; mint one with read_user_id`);
   }
   const pinned = principal.readScope === 'own_user' ? principal.readUserId : undefined;
   if (pinned !== undefined) {

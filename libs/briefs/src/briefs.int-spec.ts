@@ -135,6 +135,25 @@ describe('Session briefs', () => {
     expect(misuse.body.error.fields[0].field).toBe('read_session_id');
   });
 
+  it('BRIEF-ADDR-04, BRIEF-ADDR-05 [issue 9: principal key collision]: a user id holding "~" never reaches another principal\'s briefs', async () => {
+    const alice = await loom.as(ns, 'writer', { read_scope: 'own_user', read_user_id: 'alice' });
+    const aliceBob = await loom.as(ns, 'writer', { read_scope: 'own_user', read_user_id: 'alice~bob' });
+    const aliceS1User = await loom.as(ns, 'writer', { read_scope: 'own_user', read_user_id: 'alice~s1' });
+    const aliceSession = await loom.as(ns, 'writer', { read_scope: 'own_session', read_user_id: 'alice', read_session_id: 's1' });
+    await ok('session.brief_save', { brief_key: 'plan', sections: { goal: 'session of alice' } }, aliceSession);
+    await ok('session.brief_save', { brief_key: 'plan', sections: { goal: 'bob-ish user' } }, aliceBob);
+    await ok('session.brief_save', { brief_key: 'plan', sections: { goal: 'the user alice~s1' } }, aliceS1User);
+    // alice sees none of them: not alice~bob's, not her own session token's.
+    expect((await ok('session.brief_list', {}, alice)).briefs).toEqual([]);
+    expect((await alice.call('session.brief_get', { brief_key: 'plan' })).status).toBe(404);
+    expect((await alice.call('session.brief_get', { project: 'x' })).status).toBe(404);
+    // The session's brief survived the save of user alice~s1, and each reads back its own.
+    expect((await ok('session.brief_get', { brief_key: 'plan' }, aliceSession)).brief.sections.goal).toBe('session of alice');
+    expect((await ok('session.brief_get', { brief_key: 'plan' }, aliceS1User)).brief.sections.goal).toBe('the user alice~s1');
+    expect((await ok('session.brief_list', {}, aliceBob)).briefs.map((b: { brief_key: string }) => b.brief_key)).toEqual(['plan']);
+    expect((await ok('session.brief_list', {})).briefs.map((b: { brief_key: string }) => b.brief_key).sort()).toEqual(['~alice%7Ebob~plan', '~alice%7Es1~plan', '~alice~s1~plan']);
+  });
+
   describe('revising', () => {
     it('BRIEF-REV-01, BRIEF-REV-03, BRIEF-LLM-01: events are condensed on the server by the model, once per window, at most MAX_WINDOWS per save (author "llm")', async () => {
       const calls = llm.requests.length;

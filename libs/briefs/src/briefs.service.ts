@@ -18,7 +18,7 @@ import { leaseKey, withLease, type LeaseManager } from '@loom/leases';
 import { nextVersion, type Logger, type LoomMetrics } from '@loom/platform';
 import type { LlmProvider } from '@loom/providers';
 import { eventWindows, parseRevision, revisionRequest } from './brief-llm';
-import { keyForSave, storedKey, visibleKey, type BriefScope } from './brief-keys';
+import { keyForSave, ownedKeyCondition, storedKey, visibleKey, type BriefScope } from './brief-keys';
 import { applyRevision, emptySections, parseSections, render, screenEvents, screenRevision } from './brief-sections';
 import { deterministicRevision } from './deterministic-builder';
 
@@ -222,14 +222,14 @@ export class BriefsService {
   }
 
   async list(namespace: string, agent: string, scope: BriefScope, input: BriefListRequest): Promise<BriefListResponse> {
+    const owned = ownedKeyCondition(scope);
     const rows = await this.storage.query<BriefRow>(
       `SELECT ${BRIEF_COLUMNS} FROM ${this.storage.tables.sessionBriefs} FINAL
-       WHERE namespace = {ns:String} AND deleted = 0
-         ${scope.bounded ? 'AND startsWith(brief_key, {prefix:String})' : ''}
+       WHERE namespace = {ns:String} AND deleted = 0 AND ${owned.sql}
          ${input.mine_only ? 'AND agent = {agent:String}' : ''}
        ORDER BY updated_at DESC, brief_key
        LIMIT {limit:UInt32}`,
-      { ns: namespace, prefix: scope.bounded ? scope.prefix : '', agent, limit: input.limit ?? 50 },
+      { ns: namespace, ...owned.params, agent, limit: input.limit ?? 50 },
     );
     return {
       briefs: rows.map((r) => {
@@ -279,12 +279,12 @@ export class BriefsService {
   }
 
   private async newest(namespace: string, scope: BriefScope, condition: string, value: string): Promise<BriefRow | undefined> {
+    const owned = ownedKeyCondition(scope);
     const rows = await this.storage.query<BriefRow>(
       `SELECT ${BRIEF_COLUMNS} FROM ${this.storage.tables.sessionBriefs} FINAL
-       WHERE namespace = {ns:String} AND deleted = 0 AND ${condition}
-         ${scope.bounded ? 'AND startsWith(brief_key, {prefix:String})' : ''}
+       WHERE namespace = {ns:String} AND deleted = 0 AND ${condition} AND ${owned.sql}
        ORDER BY updated_at DESC LIMIT 1`,
-      { ns: namespace, v: value, prefix: scope.bounded ? scope.prefix : '' },
+      { ns: namespace, v: value, ...owned.params },
     );
     return rows[0];
   }

@@ -12,6 +12,7 @@ export * from './settings/settings.dto';
 export * from './embed/embed.dto';
 export * from './memory/memory.dto';
 export * from './briefs/brief.dto';
+export * from './briefs/principal-key';
 export * from './erasure/erasure.dto';
 export * from './runs/run.dto';
 export * from './context/context.dto';

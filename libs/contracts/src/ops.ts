@@ -27,7 +27,8 @@ import { QuarantineDropRequest, QuarantineListRequest, QuarantineRetryRequest } 
  * The public ops: `POST /v1/ops/<name>`. Each names its request class (validated with
  * class-validator) and the least role that may call it. `perUser` ops act for one user and also
  * take tokens bounded to one user (`own_user`); every other op refuses bounded tokens, because a
- * thread mixes users and has no user axis to bound.
+ * thread mixes users and has no user axis to bound. `deploymentWide` ops act on every namespace
+ * at once and need a token that covers them all.
  */
 export const Ops = {
   'conversation.set_logging': { role: 'admin', request: SetLoggingRequest },
@@ -70,15 +71,20 @@ export const Ops = {
   'token.create': { role: 'admin', request: CreateTokenRequest },
   'token.revoke': { role: 'admin', request: RevokeTokenRequest },
   'settings.get': { role: 'viewer', request: GetSettingsRequest },
-  'settings.set': { role: 'admin', request: SetSettingRequest },
-  // Deployment-wide: the handler also requires an every-namespace token.
-  'quarantine.list': { role: 'admin', request: QuarantineListRequest },
-  'quarantine.retry': { role: 'admin', request: QuarantineRetryRequest },
-  'quarantine.drop': { role: 'admin', request: QuarantineDropRequest },
-} as const satisfies Record<string, { role: Role; request: new () => object; perUser?: boolean }>;
+  'settings.set': { role: 'admin', request: SetSettingRequest, deploymentWide: true },
+  // Quarantined rows belong to any tenant: only an every-namespace admin handles them.
+  'quarantine.list': { role: 'admin', request: QuarantineListRequest, deploymentWide: true },
+  'quarantine.retry': { role: 'admin', request: QuarantineRetryRequest, deploymentWide: true },
+  'quarantine.drop': { role: 'admin', request: QuarantineDropRequest, deploymentWide: true },
+} as const satisfies Record<string, { role: Role; request: new () => object; perUser?: boolean; deploymentWide?: boolean }>;
 
 export function isPerUserOp(op: OpName): boolean {
   return 'perUser' in Ops[op] && Ops[op].perUser === true;
+}
+
+/** Ops that change what every tenant gets (live settings): only a token for every namespace may call them. */
+export function isDeploymentWideOp(op: OpName): boolean {
+  return 'deploymentWide' in Ops[op] && Ops[op].deploymentWide === true;
 }
 
 export type OpName = keyof typeof Ops;

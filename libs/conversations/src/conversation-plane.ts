@@ -85,7 +85,7 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
       metrics,
     ),
     read: new ReadService(turns, meta, settings),
-    threads: new ThreadsService(meta, turns, recording),
+    threads: new ThreadsService(meta, turns, recording, threadLeases),
     search: new SearchService(storage, embedder, settings),
     reembed: new ReembedService(storage, embedder, options.fence),
     deletion: new ThreadDeleteService(storage, meta, threadLeases, options.fence),

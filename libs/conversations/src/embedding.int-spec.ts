@@ -61,7 +61,7 @@ describe('Embedding & fail-open', () => {
     await append({ thread_id: 't', role: 'tool', content: 'ledger query returned 42 invoices for billing' });
     expect((await loom.admin.ok('conversation.list', { namespace: ns, thread_id: 't' })).messages).toHaveLength(2);
     expect(await embeddingRows(storage(), ns)).toEqual([]);
-    await loom.admin.ok('settings.set', { key: 'conversation_search_min_similarity', value: -1 });
+    await loom.admin.ok('settings.set', { key: 'conversation_search_min_similarity', value: 0 });
     try {
       const hits = await loom.admin.ok('conversation.search', { namespace: ns, query: 'billing assistant ledger invoices', namespace_scope: 'namespace' });
       expect(hits.hits).toEqual([]);

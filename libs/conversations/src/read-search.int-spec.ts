@@ -213,10 +213,11 @@ describe('Reading & search', () => {
     expect(result.hits[0].excerpt).toBe('rotate the database credentials');
     expect(result.hits.every((h: { score: number }) => h.score >= 0.3)).toBe(true);
     expect(result.hits.map((h: { excerpt: string }) => h.excerpt)).not.toContain('lunch menu for the offsite');
-    await loom.admin.ok('settings.set', { key: 'conversation_search_min_similarity', value: -1 });
+    // The floor is live: raised, it drops the longer turn too.
+    await loom.admin.ok('settings.set', { key: 'conversation_search_min_similarity', value: 0.9 });
     try {
-      const all = await op('conversation.search', { query: 'rotate the database credentials' });
-      expect(all.hits).toHaveLength(3);
+      const strict = await op('conversation.search', { query: 'rotate the database credentials' });
+      expect(strict.hits.map((h: { excerpt: string }) => h.excerpt)).toEqual(['rotate the database credentials']);
     } finally {
       await loom.admin.ok('settings.set', { key: 'conversation_search_min_similarity', value: 0.3 });
     }

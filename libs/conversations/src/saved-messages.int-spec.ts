@@ -437,7 +437,7 @@ describe('Saved messages', () => {
     });
 
     it('SAVE-TOKEN-05: an own_session token is refused by the saved-message ops', async () => {
-      const session = await loom.as(ns, 'writer', { read_scope: 'own_session' });
+      const session = await loom.as(ns, 'writer', { read_scope: 'own_session', read_user_id: 'u1', read_session_id: 's1' });
       const r = await op('conversation.list_saved_messages', { user_id: 'u1' }, session);
       expect(r.status).toBe(403);
       expect(r.body.error.message).toMatch(/own_session/);

@@ -67,6 +67,19 @@ describe('Erasure (erasure.request, erasure.export)', () => {
     expect((await ok('conversation.search', { query: 'talks about the ledger', namespace_scope: 'namespace' })).hits.map((h: { msg_id: string }) => h.msg_id)).toEqual(['u2-turn']);
   });
 
+  it('CONV-RET-08 [issue 9: principal key collision]: erasing a person takes their user and session briefs and none of a user whose id extends theirs with "~"', async () => {
+    const brief = async (extra: Record<string, unknown>) => (await loom.as(ns, 'writer', extra)).ok('session.brief_save', { brief_key: 'plan', sections: { goal: JSON.stringify(extra) } });
+    await brief({ read_scope: 'own_user', read_user_id: u1 });
+    await brief({ read_scope: 'own_session', read_user_id: u1, read_session_id: 's1' });
+    await brief({ read_scope: 'own_user', read_user_id: `${u1}~s1` });
+    await brief({ read_scope: 'own_user', read_user_id: `${u1}%` });
+    const result = await ok('erasure.request', { user_id: u1 });
+    expect(result.erased.briefs).toBe(2);
+    const left = (await ok('session.brief_list', {})).briefs.map((b: { brief_key: string }) => b.brief_key).sort();
+    expect(left).toEqual([`~${u1}%7Es1~plan`, `~${u1}%25~plan`].sort());
+    expect((await ok('erasure.request', { user_id: `${u1}~s1` })).erased.briefs).toBe(1);
+  });
+
   it('CONV-RET-06, CONV-RET-07: an orphaned embedding row (its message expired) is tombstoned by the erasure, never exported, and removed from disk only by a namespace_list purge', async () => {
     await append('t', 'expired', u1, 'the excerpt of a turn whose message expired');
     await append('t', 'kept', u1, 'a turn still there');

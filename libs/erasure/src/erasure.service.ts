@@ -1,5 +1,5 @@
 import { formatMillis, toIso, type Storage } from '@loom/clickhouse';
-import { LoomError, type ErasedCounts, type ErasureRequestedEvent, type ErasureExportRequest, type ErasureExportResponse, type ErasureRequest, type ErasureResponse, type TurnRole } from '@loom/contracts';
+import { LoomError, principalKeyPrefix, type ErasedCounts, type ErasureRequestedEvent, type ErasureExportRequest, type ErasureExportResponse, type ErasureRequest, type ErasureResponse, type TurnRole } from '@loom/contracts';
 import { decodePosition, encodePosition, type ThreadFence } from '@loom/conversations';
 import { StoredJobQueue, type JobState, type JobTable, type StoredJobQueueOptions } from '@loom/jobs';
 import { InMemoryLeaseManager, type LeaseManager } from '@loom/leases';
@@ -155,7 +155,11 @@ export class ErasureService {
   private async perform(row: ErasureRow): Promise<Partial<ErasureRow>> {
     const byUser = row.subject === 'user';
     const where = byUser ? 'user_id = {user:String}' : '1';
-    const params = { user: row.user_id, namespaces: row.namespaces, prefix: `~${row.user_id}~` };
+    // A person's briefs: those of their user and session tokens, under the escaped prefix, and any
+    // written before ids were escaped under the raw one (the same unless the id holds % or ~). A
+    // raw prefix holding ~ may be someone else's, so it is left to a namespace-wide erasure.
+    const prefix = principalKeyPrefix({ user: row.user_id });
+    const params = { user: row.user_id, namespaces: row.namespaces, prefix, legacyPrefix: row.user_id.includes('~') ? prefix : `~${row.user_id}~` };
     const inScope = row.all_namespaces ? '1' : 'namespace IN {namespaces:Array(String)}';
     const erased: ErasedCounts = { ...NO_COUNTS };
     const { tables } = this.storage;
@@ -211,7 +215,7 @@ export class ErasureService {
     const [observed] = await this.storage.query<{ n: string }>(`SELECT count() AS n FROM ${tables.observations} WHERE ${inScope} AND ${where}`, params);
     erased.observations = Number(observed?.n ?? 0);
     if (erased.observations > 0) await this.storage.command(`DELETE FROM ${tables.observations} WHERE ${inScope} AND ${where}`, params);
-    const briefWhere = byUser ? 'startsWith(brief_key, {prefix:String})' : '1';
+    const briefWhere = byUser ? '(startsWith(brief_key, {prefix:String}) OR startsWith(brief_key, {legacyPrefix:String}))' : '1';
     erased.briefs = await tombstone(tables.sessionBriefs, `${inScope} AND ${briefWhere}`, "true AS deleted, {now:DateTime64(3, 'UTC')} AS updated_at");
     return done();
   }

@@ -78,9 +78,16 @@ export class NatsKvLeaseManager implements LeaseManager {
 /**
  * KV keys allow few characters and treat `.` as a token separator; lease keys hold free text
  * (thread ids), so every character outside [-_a-zA-Z0-9] becomes `=` and its UTF-8 bytes in hex.
+ * A lone surrogate has no UTF-8 (Buffer would write U+FFFD's bytes, the same as for U+FFFD
+ * itself), so it becomes `=u` and its code unit: two different ids never share a lease.
  */
 export function encodeKey(key: string): string {
-  return key.replace(/[^-_a-zA-Z0-9]/gu, (c) => `=${Buffer.from(c).toString('hex')}`);
+  return key.replace(/[^-_a-zA-Z0-9]/gu, (c) => (isLoneSurrogate(c) ? `=u${c.charCodeAt(0).toString(16)}` : `=${Buffer.from(c).toString('hex')}`));
+}
+
+function isLoneSurrogate(c: string): boolean {
+  const unit = c.charCodeAt(0);
+  return c.length === 1 && unit >= 0xd800 && unit <= 0xdfff;
 }
 
 function isWrongSequence(error: unknown): boolean {

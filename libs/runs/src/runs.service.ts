@@ -13,6 +13,7 @@ import {
   type RunSource,
   type RunView,
 } from '@loom/contracts';
+import { leaseKey, withLease, type LeaseManager } from '@loom/leases';
 import { newId, nextVersion } from '@loom/platform';
 import { ModelPrices } from '@loom/providers';
 import { costsOf, sumCosts, type UsageSumRow } from './run-cost';
@@ -25,22 +26,38 @@ interface RunRow extends Omit<RunView, 'outcome' | 'model_cost'> {
 
 const COLUMNS = 'namespace, run_id, agent, goal, status, outcome, memories_used, wrote, source, started_at, last_activity_at, ended_at';
 
+/** How long a run's writer waits for another one on the same run. */
+const RUN_LEASE_WAIT_MS = 30_000;
+
 /**
  * The run ledger: run.begin, run.complete, run.get, run.list, the implicit runs of MCP sessions,
- * and the model usage clients report (run.report_usage), priced on arrival.
+ * and the model usage clients report (run.report_usage), priced on arrival. Every read-then-write
+ * of one run row (begin with a client's id, the begin of a first usage report, complete, touch)
+ * holds the run's lease, so racing callers see each other's writes: one begins, one completes.
  */
 export class RunsService {
   constructor(
     private readonly storage: Storage,
+    private readonly leases: LeaseManager,
     private readonly prices: ModelPrices = new ModelPrices(),
   ) {}
 
+  private async withRun<T>(namespace: string, runId: string, work: () => Promise<T>): Promise<T> {
+    const outcome = await withLease(this.leases, leaseKey('run', namespace, runId), work, { waitMs: RUN_LEASE_WAIT_MS, pollMs: 10 });
+    if (!outcome.acquired) throw new LoomError('unavailable', `run "${runId}" stayed busy for ${RUN_LEASE_WAIT_MS} ms (another write holds it); retry`);
+    return outcome.value;
+  }
+
   async begin(namespace: string, agent: string, input: Pick<RunBeginRequest, 'goal' | 'run_id'>, source: RunSource = 'api'): Promise<RunResponse> {
     const runId = input.run_id ?? newId('run_');
-    if (input.run_id && (await this.read(namespace, runId))) throw new LoomError('conflict', `run "${runId}" already exists; complete it or begin another`);
-    const row = newRun(namespace, runId, agent, input.goal, source);
-    await this.write(row);
-    return { run: view(row, null) };
+    const write = async (): Promise<RunResponse> => {
+      if (input.run_id && (await this.read(namespace, runId))) throw new LoomError('conflict', `run "${runId}" already exists; complete it or begin another`);
+      const row = newRun(namespace, runId, agent, input.goal, source);
+      await this.write(row);
+      return { run: view(row, null) };
+    };
+    // A generated id is new by construction; a client's may race another begin of the same id.
+    return input.run_id ? this.withRun(namespace, runId, write) : write();
   }
 
   /**
@@ -50,13 +67,13 @@ export class RunsService {
    * reported after. An unknown run is begun (source `capture`) when the caller gives a goal.
    */
   async reportUsage(namespace: string, agent: string, input: RunReportUsageRequest): Promise<RunReportUsageResponse> {
-    let began = false;
-    if (!(await this.read(namespace, input.run_id))) {
+    // Under the run's lease: of first reports racing on a new run, exactly one begins it.
+    const began = await this.withRun(namespace, input.run_id, async () => {
+      if (await this.read(namespace, input.run_id)) return false;
       if (input.goal === undefined) throw new LoomError('not_found', `no run "${input.run_id}" in namespace "${namespace}"; begin it with run.begin, or pass goal to begin it with this report`);
-      // Two first reports at once both write the run: the same row twice, which the table folds.
       await this.write(newRun(namespace, input.run_id, agent, input.goal, 'capture'));
-      began = true;
-    }
+      return true;
+    });
     const now = formatMillis();
     // One row per call id within the request too: the last report of an id wins.
     const byId = new Map(input.reports.map((r) => [r.usage_id, r]));
@@ -98,6 +115,10 @@ export class RunsService {
   }
 
   async complete(namespace: string, input: RunCompleteRequest): Promise<RunResponse> {
+    return this.withRun(namespace, input.run_id, () => this.completeHeld(namespace, input));
+  }
+
+  private async completeHeld(namespace: string, input: RunCompleteRequest): Promise<RunResponse> {
     const row = await this.require(namespace, input.run_id);
     if (row.status !== 'running') throw new LoomError('conflict', `run "${input.run_id}" is already ${row.status}`);
     const now = formatMillis();
@@ -121,8 +142,11 @@ export class RunsService {
 
   /** A call in an MCP session: its implicit run stays open. */
   async touch(namespace: string, runId: string): Promise<void> {
-    const row = await this.read(namespace, runId);
-    if (row && row.status === 'running') await this.write({ ...row, last_activity_at: formatMillis() });
+    // Held, so a touch that read a running run never writes it back over a completion.
+    await this.withRun(namespace, runId, async () => {
+      const row = await this.read(namespace, runId);
+      if (row && row.status === 'running') await this.write({ ...row, last_activity_at: formatMillis() });
+    });
   }
 
   /** Closes running MCP runs with no call for `idleSeconds`; answers how many. */
@@ -134,8 +158,17 @@ export class RunsService {
       { cutoff },
     );
     const ended = formatMillis(now);
-    for (const row of rows) await this.write({ ...row, status: 'idle_closed', ended_at: ended });
-    return rows.length;
+    let closed = 0;
+    for (const row of rows) {
+      // Re-read under the lease: a completion or a call since the scan wins over the sweep.
+      closed += await this.withRun(row.namespace, row.run_id, async () => {
+        const current = await this.read(row.namespace, row.run_id);
+        if (!current || current.status !== 'running' || current.last_activity_at >= cutoff) return 0;
+        await this.write({ ...current, status: 'idle_closed', ended_at: ended });
+        return 1;
+      });
+    }
+    return closed;
   }
 
   private async require(namespace: string, runId: string): Promise<RunRow> {

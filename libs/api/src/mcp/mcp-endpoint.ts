@@ -1,6 +1,6 @@
-import { resolveNamespace, type AuthService } from '@loom/auth';
+import { requireNamespaceWideToken, resolveNamespace, type AuthService } from '@loom/auth';
 import { formatMillis, type Storage } from '@loom/clickhouse';
-import { LoomError } from '@loom/contracts';
+import { LoomError, NAMESPACE_PATTERN, Ops, roleAtLeast } from '@loom/contracts';
 import { nextVersion, type Logger } from '@loom/platform';
 import type { RunsService } from '@loom/runs';
 import { randomUUID } from 'node:crypto';
@@ -61,6 +61,7 @@ const ALL_TOOLS: Tool[] = [
 
 interface McpSession {
   namespace: string;
+  /** The implicit run; empty for a token that may not begin runs (a viewer). */
   runId: string;
   toolset: 'core' | 'all';
 }
@@ -106,17 +107,26 @@ export class McpEndpoint {
     } catch {
       return rpcError(null, -32700, 'parse error: the body is not JSON', 400);
     }
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) return rpcError(null, -32600, 'invalid request: send one JSON-RPC object', 400);
     const id = message.id ?? null;
     try {
       const principal = await this.auth.authenticate(request.authorization);
       if (message.method === 'initialize') {
+        // The tools serve namespace-wide tokens only (each op they call refuses bounded ones).
+        requireNamespaceWideToken(principal, 'MCP initialize');
+        if (request.namespace !== undefined && !NAMESPACE_PATTERN.test(request.namespace)) {
+          return rpcError(id, -32602, 'the namespace query parameter must be 1-128 characters of letters, digits, _ . : - (or "@me")', 400);
+        }
         const namespace = resolveNamespace(principal, request.namespace);
-        const client = (message.params?.['clientInfo'] as { name?: string } | undefined)?.name ?? 'an MCP client';
-        const { run } = await this.runs.begin(namespace, 'mcp', { goal: `MCP session of ${client}` }, 'mcp');
+        // The implicit run is what run.begin would make, so it takes run.begin's role: a viewer's
+        // session has none.
+        const run = roleAtLeast(principal.role, Ops['run.begin'].role)
+          ? (await this.runs.begin(namespace, 'mcp', { goal: `MCP session of ${clientName(message.params?.['clientInfo'])}` }, 'mcp')).run
+          : undefined;
         const sessionId = randomUUID();
-        const session: McpSession = { namespace, runId: run.run_id, toolset: request.toolset === 'all' ? 'all' : 'core' };
+        const session: McpSession = { namespace, runId: run?.run_id ?? '', toolset: request.toolset === 'all' ? 'all' : 'core' };
         await this.storage.insert(this.storage.tables.mcpSessions, [
-          { session_id: sessionId, namespace, run_id: run.run_id, toolset: session.toolset, created_at: formatMillis(), version: nextVersion() },
+          { session_id: sessionId, namespace, run_id: session.runId, toolset: session.toolset, created_at: formatMillis(), version: nextVersion() },
         ]);
         this.remember(sessionId, session);
         return {
@@ -125,14 +135,22 @@ export class McpEndpoint {
           body: {
             jsonrpc: '2.0',
             id,
-            result: { protocolVersion: PROTOCOL_VERSION, capabilities: { tools: {} }, serverInfo: { name: 'loom', version: '0.1.0' }, instructions: `Namespace ${namespace}. Run ${run.run_id}.` },
+            result: {
+              protocolVersion: PROTOCOL_VERSION,
+              capabilities: { tools: {} },
+              serverInfo: { name: 'loom', version: '0.1.0' },
+              instructions: run ? `Namespace ${namespace}. Run ${run.run_id}.` : `Namespace ${namespace}.`,
+            },
           },
         };
       }
       if (message.method?.startsWith('notifications/')) return { status: 202, headers: {}, body: undefined };
       const session = request.sessionId ? await this.session(request.sessionId) : undefined;
       if (!session) return rpcError(id, -32001, 'no MCP session with this Mcp-Session-Id: send initialize first', 404);
-      await this.runs.touch(session.namespace, session.runId);
+      // A session id is no credential: the caller's own token must reach the session's namespace.
+      requireNamespaceWideToken(principal, 'MCP');
+      resolveNamespace(principal, session.namespace);
+      if (session.runId !== '') await this.runs.touch(session.namespace, session.runId);
       const tools = session.toolset === 'all' ? ALL_TOOLS : CORE_TOOLS;
       switch (message.method) {
         case 'ping':
@@ -143,9 +161,11 @@ export class McpEndpoint {
           const name = String(message.params?.['name'] ?? '');
           const tool = tools.find((t) => t.name === name);
           if (!tool) return rpcError(id, -32602, `no tool "${name}" in this listing${session.toolset === 'core' ? ' (mount ?toolset=all for more)' : ''}`);
-          const args = (message.params?.['arguments'] as Record<string, unknown> | undefined) ?? {};
+          const given = message.params?.['arguments'];
+          // The session's namespace always wins: a tool call cannot name another one.
+          const args = typeof given === 'object' && given !== null && !Array.isArray(given) ? (given as Record<string, unknown>) : {};
           try {
-            const result = await tool.call(args, (op, body) => this.op(op, { namespace: session.namespace, ...body }, request.authorization));
+            const result = await tool.call(args, (op, body) => this.op(op, { ...body, namespace: session.namespace }, request.authorization));
             return ok(id, { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result, isError: false });
           } catch (error) {
             return ok(id, { content: [{ type: 'text', text: (error as Error).message }], isError: true });
@@ -193,6 +213,26 @@ export class McpEndpoint {
     if (result.status !== 200) throw new Error((result.body as { error?: { message?: string } }).error?.message ?? `${name} answered ${result.status}`);
     return result.body;
   }
+}
+
+const CLIENT_NAME_CHARS = 100;
+
+/**
+ * The client's name as the run's goal: text it chose, so kept to well-formed Unicode with no
+ * control or format characters (no terminal escapes, no bidi overrides), spaces collapsed, and
+ * at most CLIENT_NAME_CHARS characters.
+ */
+export function clientName(clientInfo: unknown): string {
+  const raw = typeof clientInfo === 'object' && clientInfo !== null ? (clientInfo as { name?: unknown }).name : undefined;
+  if (typeof raw !== 'string') return 'an MCP client';
+  const cleaned = raw
+    .slice(0, CLIENT_NAME_CHARS * 4)
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '')
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ')
+    .replace(/\s+/gu, ' ')
+    .trim();
+  const name = Array.from(cleaned).slice(0, CLIENT_NAME_CHARS).join('').trim();
+  return name === '' ? 'an MCP client' : name;
 }
 
 function ok(id: JsonRpcRequest['id'], result: unknown): McpReply {

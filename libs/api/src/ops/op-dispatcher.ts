@@ -1,5 +1,5 @@
-import { requireNamespaceWideToken, requireRole, resolveNamespace, type AuthService } from '@loom/auth';
-import { Defaults, isOpName, isPerUserOp, Limits, LoomError, Ops, validateInput, type OpName } from '@loom/contracts';
+import { requireEveryNamespace, requireNamespaceWideToken, requireRole, resolveNamespace, type AuthService } from '@loom/auth';
+import { Defaults, isDeploymentWideOp, isOpName, isPerUserOp, Limits, LoomError, Ops, validateInput, type OpName } from '@loom/contracts';
 import { inSpan, withCorrelationId, type Logger, type LoomMetrics } from '@loom/platform';
 import type { OpHandlers } from './op-handlers';
 
@@ -59,6 +59,7 @@ export class OpDispatcher {
         const principal = await this.auth.authenticate(authorization);
         requireRole(principal, Ops[op].role, op);
         if (!isPerUserOp(op)) requireNamespaceWideToken(principal, op);
+        if (isDeploymentWideOp(op)) requireEveryNamespace(principal, op);
         const input = validateInput(Ops[op].request as new () => object, parseBody(rawBody)) as { namespace?: string; agent?: string };
         const namespace = resolveNamespace(principal, input.namespace);
         onNamespace(namespace);

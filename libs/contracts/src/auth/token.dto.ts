@@ -1,8 +1,19 @@
-import { IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { IdField, NamespacedRequest } from '../common.dto';
-import { ReadScopes, Roles, type ReadScope, type Role } from '../roles';
+import { ALL_NAMESPACES, ReadScopes, Roles, type ReadScope, type Role } from '../roles';
+
+const TOKEN_NAMESPACE_PATTERN = /^(\*|@me|[A-Za-z0-9][A-Za-z0-9_.:-]{0,127})$/;
 
 export class CreateTokenRequest extends NamespacedRequest {
+  /**
+   * The namespace the new token acts on; "*" for every namespace, which only a token for every
+   * namespace may grant (deployment-wide ops such as settings.set need one).
+   */
+  @IsOptional()
+  @IsString()
+  @Matches(TOKEN_NAMESPACE_PATTERN, { message: `namespace must be 1-128 characters of letters, digits, _ . : - (or "@me", or "${ALL_NAMESPACES}" for every namespace)` })
+  declare namespace?: string;
+
   @IsIn(Roles, { message: `role must be one of ${Roles.join(', ')}` }) role!: Role;
   @IsOptional() @IsIn(ReadScopes, { message: `read_scope must be one of ${ReadScopes.join(', ')}` })
   read_scope?: ReadScope;

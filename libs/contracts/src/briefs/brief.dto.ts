@@ -6,8 +6,11 @@ import { AgentScopedRequest, IdField } from '../common.dto';
 
 /** Keys a client sends; a namespace-wide token may also name the stored `~user~…` form. */
 export const BRIEF_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,159}$/;
-/** The stored form of a bounded token's key: `~<user>~<key>` or `~<user>~<session>~<key>`. */
-export const STORED_BRIEF_KEY_PATTERN = /^(~[^~]{1,256}~([^~]{1,256}~)?)?[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,159}$/;
+/**
+ * The stored form of a bounded token's key: `~<user>~<key>` or `~<user>~<session>~<key>`, each id
+ * escaped (see principal-key.ts), so up to three times its 256 characters.
+ */
+export const STORED_BRIEF_KEY_PATTERN = /^(~[^~]{1,768}~([^~]{1,768}~)?)?[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,159}$/;
 
 export const BriefEventKinds = ['user', 'assistant', 'edit', 'command', 'error', 'read', 'search', 'tool', 'note', 'summary'] as const;
 export type BriefEventKind = (typeof BriefEventKinds)[number];

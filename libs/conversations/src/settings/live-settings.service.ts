@@ -7,7 +7,8 @@ const CACHE_MS = 1_000;
 const RANGES: Record<LiveSettingKey, { min: number; max: number; integer: boolean }> = {
   // Search hits show text from the embedding row, which keeps at most 2,048 characters.
   conversation_search_excerpt_chars: { min: 0, max: 2048, integer: true },
-  conversation_search_min_similarity: { min: -1, max: 1, integer: false },
+  // A cosine floor: below 0 it would keep hits that point away from the query, which is no floor.
+  conversation_search_min_similarity: { min: 0, max: 1, integer: false },
   session_brief_model_calls: { min: 0, max: 1, integer: true },
 };
 

@@ -7,6 +7,7 @@ import {
   type UpdateThreadRequest,
 } from '@loom/contracts';
 import { newId } from '@loom/platform';
+import type { ThreadLeases } from '../leases/thread-leases';
 import type { RecordingService } from '../recording/recording.service';
 import type { TurnsRepository } from '../read/turns.repository';
 import { toThreadView } from '../read/views';
@@ -18,12 +19,19 @@ export class ThreadsService {
     private readonly meta: ThreadMetaRepository,
     private readonly turns: TurnsRepository,
     private readonly recording: RecordingService,
+    private readonly leases: ThreadLeases,
   ) {}
 
   async create(namespace: string, input: CreateThreadRequest): Promise<CreateThreadResponse> {
     const threadId = input.thread_id ?? newId('thr_');
     // Like append: a namespace that does not record keeps nothing, not even a thread's title.
     if (!(await this.recording.isRecording(namespace))) return { created: false, reason: 'logging_disabled', thread_id: threadId };
+    // Check and write under the thread's lease: of creates racing on one id exactly one writes,
+    // and the others see its row and answer 409 (its title is never overwritten).
+    return this.leases.withThread({ namespace, thread_id: threadId }, () => this.createHeld(namespace, threadId, input));
+  }
+
+  private async createHeld(namespace: string, threadId: string, input: CreateThreadRequest): Promise<CreateThreadResponse> {
     const [existing, stats] = await Promise.all([this.meta.find(namespace, threadId), this.turns.stats(namespace, threadId, '*')]);
     if (existing || stats.turn_count > 0) {
       throw new LoomError('conflict', `thread "${threadId}" already exists; change it with conversation.update`);
@@ -45,6 +53,11 @@ export class ThreadsService {
         fields: [{ field: 'title', message: 'nothing to update' }],
       });
     }
+    // Under the lease, as create: an update never lands between a create's check and its write.
+    return this.leases.withThread({ namespace, thread_id: input.thread_id }, () => this.updateHeld(namespace, input));
+  }
+
+  private async updateHeld(namespace: string, input: UpdateThreadRequest): Promise<GetThreadResponse> {
     const [existing, stats] = await Promise.all([this.meta.find(namespace, input.thread_id), this.turns.stats(namespace, input.thread_id, '*')]);
     if (!existing && stats.turn_count === 0) throw new LoomError('not_found', `thread "${input.thread_id}" does not exist in namespace "${namespace}"`);
     const row = {

@@ -293,7 +293,7 @@ export function loadConfig(env: Env = process.env): LoomConfig {
     },
     embedRequestTimeoutMs: int('LOOM_EMBED_REQUEST_TIMEOUT_MS', 15_000, 50, 600_000),
     conversation: {
-      searchMinSimilarity: num('LOOM_CONVERSATION_SEARCH_MIN_SIMILARITY', 0.3, -1, 1),
+      searchMinSimilarity: num('LOOM_CONVERSATION_SEARCH_MIN_SIMILARITY', 0.3, 0, 1),
       searchExcerptChars: int('LOOM_CONVERSATION_SEARCH_EXCERPT_CHARS', 240, 0, 100_000),
     },
     llm: {
