@@ -9,3 +9,4 @@ export * from './openai-compatible.server';
 export * from './storage-inspection';
 export * from './nats-server';
 export * from './shared-data';
+export * from './reliability';
