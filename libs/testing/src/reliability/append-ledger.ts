@@ -12,10 +12,13 @@ export class AppendLedger {
   readonly outcomes: Record<string, number> = {};
   /** Client-side latency of every acknowledged append, ms. */
   readonly ackMs: number[] = [];
+  /** Longest wait for any answer, acknowledgement or not (a connection error counts too), ms. */
+  slowestMs = 0;
 
   record(msgId: string, threadId: string, outcome: string, ms?: number): void {
     this.sent.set(msgId, threadId);
     this.outcomes[outcome] = (this.outcomes[outcome] ?? 0) + 1;
+    if (ms !== undefined) this.slowestMs = Math.max(this.slowestMs, ms);
     if (outcome === '200 stored') {
       this.acknowledged.add(msgId);
       if (ms !== undefined) this.ackMs.push(ms);
@@ -61,7 +64,7 @@ export async function appendUnderLoad(options: AppendLoadOptions): Promise<void>
         // A refusal: the next attempt waits a little instead of spinning on a 503.
         if (result.status !== 200) await new Promise((r) => setTimeout(r, 50));
       } catch (error) {
-        options.ledger.record(msgId, threadId, errorLabel(error));
+        options.ledger.record(msgId, threadId, errorLabel(error), Date.now() - started);
         if (options.endOnConnectionError) return;
         await new Promise((r) => setTimeout(r, 100));
       }
