@@ -81,7 +81,7 @@ export const section: ReliabilitySection = {
       if (filler) rmSync(filler.path, { force: true });
       if (fault.kind === 'failing-writer') fault.writer.heal();
       let recoveredMs: number | undefined;
-      const afterLedger = await runPhase('space freed', 'after', async (stopAt) => {
+      await runPhase('space freed', 'after', async (stopAt) => {
         while (Date.now() < stopAt) {
           if (recoveredMs === undefined && (phases[2]?.ledger.acknowledged.size ?? 0) > 0) recoveredMs = Date.now() - freedAt;
           await sleep(100);
