@@ -73,7 +73,8 @@ async function main(): Promise<void> {
       try {
         outcome.body = await section.run({ long: args.long, log: (line) => log(`[${section.id}] ${line}`) });
       } catch (error) {
-        outcome.error = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        // Paths relative to the repository: the document is committed.
+        outcome.error = (error instanceof Error ? (error.stack ?? error.message) : String(error)).replaceAll(`${ROOT}/`, '');
         log(`[${section.id}] FAILED: ${outcome.error.slice(0, 2000)}`);
       }
       outcome.seconds = Math.round((Date.now() - t) / 1000);
@@ -107,7 +108,11 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`reliability run failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+main().then(
+  // Keep-alive sockets to Loom processes that are gone would hold the run open for a while.
+  () => process.exit(process.exitCode ?? 0),
+  (error: unknown) => {
+    process.stderr.write(`reliability run failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);
