@@ -59,11 +59,25 @@ export function verdict(count: PresenceCount): string {
   return parts.join('; ');
 }
 
-export function presenceRow(label: string, count: PresenceCount): Array<string | number> {
-  return [label, n0(count.acknowledged), n0(count.present), n0(count.lost), n0(count.duplicated), n0(count.storedWithoutAck), verdict(count)];
+/** `quarantined`: rows moved aside by the write path (`loom_write_quarantined_total`); undefined where the build has no such metric. */
+export function presenceRow(label: string, count: PresenceCount, quarantined: number | undefined): Array<string | number> {
+  return [label, n0(count.acknowledged), n0(count.present), n0(count.lost), n0(count.duplicated), n0(count.storedWithoutAck), quarantined === undefined ? '0 (no metric)' : n0(quarantined), verdict(count)];
 }
 
-export const PRESENCE_HEADER = ['When', 'Acknowledged', 'Present', 'Lost', 'Duplicated', 'Stored, answer cut off', 'Verdict'];
+export const PRESENCE_HEADER = ['When', 'Acknowledged', 'Present', 'Lost', 'Duplicated', 'Stored, answer cut off', 'Quarantined', 'Verdict'];
+
+/** `loom_write_quarantined_total` of a Loom process (its /metrics), or undefined if this build does not count quarantined rows. */
+export async function quarantinedRows(url: string): Promise<number | undefined> {
+  try {
+    const response = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5_000) });
+    return metricValue(await response.text(), 'loom_write_quarantined_total');
+  } catch {
+    return undefined;
+  }
+}
+
+/** A note under a presence table when the build counts no quarantined rows. */
+export const NO_QUARANTINE_NOTE = '"0 (no metric)": this build has no `loom_write_quarantined_total` (no quarantine of poison rows), so a row the engine refused would hold up the write path rather than be counted here.';
 
 /**
  * A broken invariant (something acknowledged was lost or doubled): the section fails, and the

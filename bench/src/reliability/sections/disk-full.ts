@@ -2,7 +2,7 @@ import { AppendLedger, appendUnderLoad, countPresence, FailingWriter, fillFilesy
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { recordFigures } from '../figures';
-import { clientFor, embeddedLoom, failIfBroken, n0, n1, opCall, outcomesLine, PRESENCE_HEADER, presenceRow, sectionDir, sleep, table } from '../harness';
+import { clientFor, embeddedLoom, failIfBroken, n0, n1, NO_QUARANTINE_NOTE, opCall, outcomesLine, PRESENCE_HEADER, presenceRow, quarantinedRows, sectionDir, sleep, table } from '../harness';
 import type { ReliabilitySection } from '../section';
 import type { LoomClient } from '../../util/http';
 
@@ -94,6 +94,7 @@ export const section: ReliabilitySection = {
       const counted = await countWhenReadable(client, all, log);
       log(`after the space came back: acknowledged ${counted.acknowledged}, present ${counted.present}, lost ${counted.lost}, duplicated ${counted.duplicated}`);
 
+      const quarantinedBefore = await quarantinedRows(loom.url);
       // And the write-ahead log written around the failure still replays cleanly.
       await loom.kill9();
       client.close();
@@ -101,6 +102,7 @@ export const section: ReliabilitySection = {
       client = clientFor(loom);
       const replay = loom.replayLine();
       const afterKill = await countPresence(opCall(client), NAMESPACE, all);
+      const quarantinedAfter = await quarantinedRows(loom.url);
       log(`after kill -9 and restart: acknowledged ${afterKill.acknowledged}, present ${afterKill.present}, lost ${afterKill.lost}, duplicated ${afterKill.duplicated}`);
 
       const notReady = readiness.filter((r) => r.status !== 200);
@@ -118,6 +120,7 @@ export const section: ReliabilitySection = {
         counted,
         afterKill,
         replay,
+        quarantined: { sameProcess: quarantinedBefore ?? null, afterRestart: quarantinedAfter ?? null },
       });
       const how =
         fault.kind === 'small-filesystem'
@@ -136,7 +139,8 @@ export const section: ReliabilitySection = {
         `- Recovery: the first append acknowledged ${recoveredMs === undefined ? '**never** (within the phase)' : `${n1(recoveredMs / 1000)} s`} after the space came back; \`/readyz\` then answered ${readyAfter.status}.`,
         `- After the kill -9 at the end, the restart found ${n0(replay?.rows ?? 0)} row(s) in the write-ahead log (${n0(replay?.alreadyStored ?? 0)} already stored).`,
         '',
-        table(PRESENCE_HEADER, [presenceRow('space freed, same process', counted), presenceRow('after kill -9 and restart', afterKill)]),
+        table(PRESENCE_HEADER, [presenceRow('space freed, same process', counted, quarantinedBefore), presenceRow('after kill -9 and restart', afterKill, quarantinedAfter)]),
+        ...(quarantinedBefore === undefined ? ['', NO_QUARANTINE_NOTE] : []),
       ].join('\n');
       return failIfBroken(body, [counted, afterKill]);
     } finally {

@@ -4,7 +4,7 @@ import { runRawJob } from '../../raw/runner';
 import { Rng } from '../../util/rng';
 import { summarize } from '../../util/stats';
 import { recordFigures } from '../figures';
-import { clientFor, embeddedLoom, failIfBroken, n0, n1, opCall, outcomesLine, PRESENCE_HEADER, presenceRow, sectionDir, sleep, table } from '../harness';
+import { clientFor, embeddedLoom, failIfBroken, n0, n1, NO_QUARANTINE_NOTE, opCall, outcomesLine, PRESENCE_HEADER, presenceRow, quarantinedRows, sectionDir, sleep, table } from '../harness';
 import type { ReliabilitySection } from '../section';
 
 const NAMESPACE = 'reliability-kill9';
@@ -26,6 +26,8 @@ export const section: ReliabilitySection = {
     const rows: Array<Array<string | number>> = [];
     const counts: PresenceCount[] = [];
     const figures: unknown[] = [];
+    /** Rows each restart's replay quarantined (summed; undefined while the build has no such metric). */
+    let quarantined: number | undefined;
     try {
       await loom.start();
       let client = clientFor({ url: loom.url, token: loom.token });
@@ -61,6 +63,8 @@ export const section: ReliabilitySection = {
         client = clientFor({ url: loom.url, token: loom.token });
         const count = await countPresence(opCall(client), NAMESPACE, ledger);
         counts.push(count);
+        const q = await quarantinedRows(loom.url);
+        if (q !== undefined) quarantined = (quarantined ?? 0) + q;
         log(`cycle ${cycle}: restart ${restartMs} ms, replayed ${replay?.rows ?? 0} row(s); acknowledged ${count.acknowledged}, present ${count.present}, lost ${count.lost}, duplicated ${count.duplicated}`);
         rows.push([
           `${cycle}`,
@@ -99,14 +103,15 @@ export const section: ReliabilitySection = {
       const stored = raw.stored[0]!;
       const last = counts[counts.length - 1]!;
       const latency = summarize(ledger.ackMs);
-      recordFigures('kill9', { cycles: figures, outcomes: ledger.outcomes, ackLatencyMs: latency, engine: stored });
+      recordFigures('kill9', { quarantined: quarantined ?? null, cycles: figures, outcomes: ledger.outcomes, ackLatencyMs: latency, engine: stored });
       const body = [
         `${cycles} cycles. Each cycle: ${WRITERS} concurrent writers append turns with unique msg_ids to ${THREADS} threads of one namespace (closed loop, real HTTP), and the embedded process is killed with SIGKILL 1.5-5 s into the load (a seeded random moment). Loom is then started again on the same data directory, and every thread is read back with \`conversation.list\` (all pages). The counts are cumulative: each restart checks every turn acknowledged in every earlier cycle too.`,
         '',
         table(['Cycle', 'Killed after', 'Acked this cycle', 'Rows in the log at restart', 'Of those already stored', 'Restart', 'Acked in total', 'Present', 'Lost', 'Duplicated', 'Stored, answer cut off'], rows),
         '',
-        table(PRESENCE_HEADER, [presenceRow(`after ${cycles} kills`, last)]),
+        table(PRESENCE_HEADER, [presenceRow(`after ${cycles} kills`, last, quarantined)]),
         '',
+        ...(quarantined === undefined ? [`- ${NO_QUARANTINE_NOTE}`] : []),
         `- Answers to the appends: ${outcomesLine(ledger)}. A connection error is an append in flight when the process died; its turn may be stored or not (the client never heard "stored"), but never twice.`,
         `- Acknowledged append latency (client side): p50 ${latency.p50} ms, p99 ${latency.p99} ms.`,
         `- The engine itself, read from the data directory after the last stop (no \`FINAL\`, so copies not yet merged would show): ${n0(Number(stored.rows))} row(s) for ${n0(Number(stored.keys))} key(s), at most ${stored.max_copies} row(s) per key.`,

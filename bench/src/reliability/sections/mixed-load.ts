@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Rng } from '../../util/rng';
 import { mean, round } from '../../util/stats';
 import { recordFigures } from '../figures';
-import { clientFor, embeddedLoom, failIfBroken, memorySample, n0, n1, opCall, outcomesLine, PRESENCE_HEADER, presenceRow, sectionDir, sleep, table } from '../harness';
+import { clientFor, embeddedLoom, failIfBroken, memorySample, n0, n1, NO_QUARANTINE_NOTE, opCall, outcomesLine, PRESENCE_HEADER, presenceRow, sectionDir, sleep, table } from '../harness';
 import { OpRecorder } from '../op-recorder';
 import type { ReliabilitySection } from '../section';
 
@@ -101,9 +101,9 @@ export const section: ReliabilitySection = {
         '',
         `Throughput: ${n0(totalCalls())} calls in ${n0(seconds)} s, ${n1(totalCalls() / seconds)} per second (${n1(ledger.acknowledged.size / seconds)} acknowledged appends per second).`,
         '',
-        table(PRESENCE_HEADER, [presenceRow(`after ${n0(seconds)} s`, count)]),
+        table(PRESENCE_HEADER, [presenceRow(`after ${n0(seconds)} s`, count, quarantined)]),
         '',
-        `- Quarantined rows (\`loom_write_quarantined_total\`): ${quarantined === undefined ? '0 (this build has no such metric: no quarantine exists, so a row the engine refused would block the write path instead)' : n0(quarantined)}.`,
+        ...(quarantined === undefined ? [`- ${NO_QUARANTINE_NOTE}`] : []),
         `- Append answers: ${outcomesLine(ledger)}.`,
         '',
         `Memory of the Loom process (its own /metrics every ${SAMPLE_MS / 1000} s; ${samples.length} samples, ${shown.length} shown):`,

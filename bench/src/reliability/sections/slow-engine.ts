@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { startSplitLoom, type LoomInstance } from '../../topology/loom';
 import { summarize } from '../../util/stats';
 import { recordFigures } from '../figures';
-import { failIfBroken, n0, n1, opCall, outcomesLine, PRESENCE_HEADER, presenceRow, sectionDir, sleep, table } from '../harness';
+import { failIfBroken, n0, n1, NO_QUARANTINE_NOTE, opCall, outcomesLine, PRESENCE_HEADER, presenceRow, quarantinedRows, sectionDir, sleep, table } from '../harness';
 import { OpRecorder } from '../op-recorder';
 import type { ReliabilitySection } from '../section';
 
@@ -109,13 +109,14 @@ export const section: ReliabilitySection = {
         for (const id of l.acknowledged) all.acknowledged.add(id);
       }
       const count = await countPresence(call, NAMESPACE, all);
+      const quarantined = await quarantinedRows(loom.url);
       log(`acknowledged ${count.acknowledged}, present ${count.present}, lost ${count.lost}, duplicated ${count.duplicated}`);
       client.close();
       const hangs = figures.reduce<number>((n, f) => {
         const { appends, searches } = f as { appends: { outcomes: Record<string, number> }; searches: { outcomes: Record<string, number> } };
         return n + (appends.outcomes['timeout'] ?? 0) + (searches.outcomes['timeout'] ?? 0);
       }, 0);
-      recordFigures('slow-engine', { delayMs: DELAY_MS, clientTimeoutMs: CLIENT_TIMEOUT_MS, phases: figures, count });
+      recordFigures('slow-engine', { quarantined: quarantined ?? null, delayMs: DELAY_MS, clientTimeoutMs: CLIENT_TIMEOUT_MS, phases: figures, count });
       const body = [
         `The split topology (gateway, one embedder, NATS, the development ClickHouse endpoint over chDB), with a loopback TCP proxy between Loom's services and ClickHouse. ${WRITERS} writers append and ${SEARCHERS} clients search throughout (closed loops); a client gives up on a call after ${CLIENT_TIMEOUT_MS / 1000} s, which would count as a hang. The phases run one after the other on the same Loom:`,
         '',
@@ -124,7 +125,8 @@ export const section: ReliabilitySection = {
         `- Slowest answer of any call, whatever its status: ${n1(slowest / 1000)} s. Loom's ClickHouse client gives up on a request after 30 s, so a stalled engine costs a caller about that long, then a 503.`,
         `- Calls with no answer within ${CLIENT_TIMEOUT_MS / 1000} s: ${hangs === 0 ? 'none' : `**${hangs}**`}.`,
         '',
-        table(PRESENCE_HEADER, [presenceRow('after the engine recovered', count)]),
+        table(PRESENCE_HEADER, [presenceRow('after the engine recovered', count, quarantined)]),
+        ...(quarantined === undefined ? ['', NO_QUARANTINE_NOTE] : []),
       ].join('\n');
       return failIfBroken(body, [count]);
     } finally {
