@@ -32,6 +32,13 @@ export const section: ReliabilitySection = {
       'unmount' in mounted
         ? ({ kind: 'small-filesystem' } as const)
         : ({ kind: 'failing-writer', writer: new FailingWriter(join(dir, 'fault'), `${join(dataDir, 'data', 'wal')}`), refused: mounted.refused } as const);
+    // Ctrl-C skips `finally`: the mount must not outlive the run.
+    const onSignal = (): void => {
+      if ('unmount' in mounted) mounted.unmount();
+      process.exit(130);
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
     log(fault.kind === 'small-filesystem' ? `data directory on a ${FS_MB} MiB tmpfs` : `mount refused (${fault.refused}); failing the write-ahead log's writes with ENOSPC instead`);
     let loom: EmbeddedLoomChild | undefined;
     let client: LoomClient | undefined;
@@ -146,6 +153,8 @@ export const section: ReliabilitySection = {
     } finally {
       client?.close();
       await loom?.stop();
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
       if ('unmount' in mounted) mounted.unmount();
       done();
     }
