@@ -1,8 +1,9 @@
 import { AppendLedger, appendUnderLoad, countPresence, FailingWriter, fillFilesystem, mountSmallFilesystem, type EmbeddedLoomChild, type PresenceCount } from '@loom/testing/reliability';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { summarize } from '../../util/stats';
 import { recordFigures } from '../figures';
-import { clientFor, embeddedLoom, failIfBroken, n0, n1, NO_QUARANTINE_NOTE, opCall, outcomesLine, PRESENCE_HEADER, presenceRow, quarantinedRows, sectionDir, sleep, table } from '../harness';
+import { clientFor, embeddedLoom, failIfBroken, memorySample, n0, n1, NO_QUARANTINE_NOTE, opCall, outcomesLine, PRESENCE_HEADER, presenceRow, quarantinedRows, sectionDir, sleep, table } from '../harness';
 import type { ReliabilitySection } from '../section';
 import type { LoomClient } from '../../util/http';
 
@@ -50,15 +51,20 @@ export const section: ReliabilitySection = {
       client = clientFor(loom);
       await client.ok('conversation.set_logging', { namespace: NAMESPACE, enabled: true });
 
-      const phases: Array<{ name: string; ledger: AppendLedger }> = [];
+      const phases: Array<{ name: string; ledger: AppendLedger; seconds: number; memory?: { rssMb: number; heapMb: number } }> = [];
       const runPhase = async (name: string, prefix: string, during: (stopAt: number) => Promise<void> = () => sleep(phaseMs)): Promise<AppendLedger> => {
         const ledger = new AppendLedger();
-        phases.push({ name, ledger });
+        const phase: (typeof phases)[number] = { name, ledger, seconds: 0 };
+        phases.push(phase);
+        const started = Date.now();
         let stopped = false;
         const load = appendUnderLoad({ call: opCall(client!), namespace: NAMESPACE, ledger, writers: WRITERS, threads: THREADS, prefix, stop: () => stopped, timeoutMs: 60_000 });
         await during(Date.now() + phaseMs);
         stopped = true;
         await load;
+        phase.seconds = (Date.now() - started) / 1000;
+        // Refused writes must not pile up in memory while the disk is full.
+        phase.memory = await memorySample(() => loom!.metricsText());
         log(`${name}: ${outcomesLine(ledger)}`);
         return ledger;
       };
@@ -120,7 +126,7 @@ export const section: ReliabilitySection = {
       recordFigures('disk-full', {
         fault: fault.kind,
         fillerBytes: filler?.bytes ?? null,
-        phases: phases.map((p) => ({ name: p.name, outcomes: p.ledger.outcomes, acknowledged: p.ledger.acknowledged.size })),
+        phases: phases.map((p) => ({ name: p.name, seconds: p.seconds, outcomes: p.ledger.outcomes, acknowledged: p.ledger.acknowledged.size, ackMs: summarize(p.ledger.ackMs), memory: p.memory ?? null })),
         readiness: { samples: readiness.length, notReady: notReady.length, reasons },
         recoveredMs: recoveredMs ?? null,
         readyAfter,
@@ -137,8 +143,18 @@ export const section: ReliabilitySection = {
         `${how} ${WRITERS} writers append to ${THREADS} threads throughout (closed loop; a refused append is not retried, its msg_id is not used again). Readiness is polled every 500 ms while the disk is full.`,
         '',
         table(
-          ['Phase', 'Answers to appends', 'Acknowledged'],
-          phases.map((p) => [p.name, outcomesLine(p.ledger), n0(p.ledger.acknowledged.size)]),
+          ['Phase', 'Answers to appends', 'Acknowledged', 'Acknowledged per second', 'Acked p50 / p99 (ms)', 'Loom RSS / heap at the end (MiB)'],
+          phases.map((p) => {
+            const latency = summarize(p.ledger.ackMs);
+            return [
+              p.name,
+              outcomesLine(p.ledger),
+              n0(p.ledger.acknowledged.size),
+              n1(p.ledger.acknowledged.size / p.seconds),
+              p.ledger.ackMs.length > 0 ? `${latency.p50} / ${latency.p99}` : 'n/a',
+              p.memory ? `${n0(p.memory.rssMb)} / ${n0(p.memory.heapMb)}` : 'n/a',
+            ];
+          }),
         ),
         '',
         `- While full: ${n0(refusedClearly)} append(s) refused with 503${otherFailures.length > 0 ? `, and **${otherFailures.map(([k, v]) => `${n0(v)} × ${k}`).join(', ')}** (not a clear refusal)` : ''}; ${n0(fullLedger.acknowledged.size)} acknowledged (these must all be present below).`,

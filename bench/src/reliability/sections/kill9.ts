@@ -70,6 +70,7 @@ export const section: ReliabilitySection = {
           `${cycle}`,
           `${n1(killAfterMs / 1000)} s`,
           n0(acked),
+          n1(acked / (killAfterMs / 1000)),
           n0(replay?.rows ?? 0),
           n0(replay?.alreadyStored ?? 0),
           `${n1(restartMs / 1000)} s`,
@@ -107,7 +108,7 @@ export const section: ReliabilitySection = {
       const body = [
         `${cycles} cycles. Each cycle: ${WRITERS} concurrent writers append turns with unique msg_ids to ${THREADS} threads of one namespace (closed loop, real HTTP), and the embedded process is killed with SIGKILL 1.5-5 s into the load (a seeded random moment). Loom is then started again on the same data directory, and every thread is read back with \`conversation.list\` (all pages). The counts are cumulative: each restart checks every turn acknowledged in every earlier cycle too.`,
         '',
-        table(['Cycle', 'Killed after', 'Acked this cycle', 'Rows in the log at restart', 'Of those already stored', 'Restart', 'Acked in total', 'Present', 'Lost', 'Duplicated', 'Stored, answer cut off'], rows),
+        table(['Cycle', 'Killed after', 'Acked this cycle', 'Acked per second', 'Rows in the log at restart', 'Of those already stored', 'Restart', 'Acked in total', 'Present', 'Lost', 'Duplicated', 'Stored, answer cut off'], rows),
         '',
         table(PRESENCE_HEADER, [presenceRow(`after ${cycles} kills`, last, quarantined)]),
         '',

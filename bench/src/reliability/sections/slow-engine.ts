@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { startSplitLoom, type LoomInstance } from '../../topology/loom';
 import { summarize } from '../../util/stats';
 import { recordFigures } from '../figures';
-import { failIfBroken, n0, n1, NO_QUARANTINE_NOTE, opCall, outcomesLine, PRESENCE_HEADER, presenceRow, quarantinedRows, sectionDir, sleep, table } from '../harness';
+import { failIfBroken, memorySample, n0, n1, NO_QUARANTINE_NOTE, opCall, outcomesLine, PRESENCE_HEADER, presenceRow, quarantinedRows, sectionDir, sleep, table } from '../harness';
 import { OpRecorder } from '../op-recorder';
 import type { ReliabilitySection } from '../section';
 
@@ -80,6 +80,7 @@ export const section: ReliabilitySection = {
           ready.push(await readyStatus(loom.url));
           await sleep(1_000);
         }
+        const phaseSeconds = (Date.now() - (stopAt - phase.ms)) / 1000;
         stopped = true;
         // Calls in flight finish (or time out on the client) before the next phase changes the engine.
         if (phase.name === 'stalled') proxy!.stall(false);
@@ -89,19 +90,22 @@ export const section: ReliabilitySection = {
         const hung = (ledger.outcomes['timeout'] ?? 0) + (searches.outcomes['timeout'] ?? 0);
         slowest = Math.max(slowest, searches.slowestMs(), ledger.slowestMs);
         const notReady = ready.filter((s) => s !== 200).length;
+        const memory = await memorySample(async () => (await fetch(`${loom!.url}/metrics`, { signal: AbortSignal.timeout(5_000) })).text());
         log(`${phase.name}: appends ${outcomesLine(ledger)}; searches ${searches.outcomesLine()}; /readyz not ready ${notReady}/${ready.length}`);
         rows.push([
           `${phase.name} (${phase.what})`,
           `${n0(phase.ms / 1000)} s`,
           outcomesLine(ledger),
+          n1(ledger.acknowledged.size / phaseSeconds),
           `${appendAll.p50} / ${appendAll.p99}`,
           searches.outcomesLine(),
           `${searches.ok().p50} / ${searches.ok().p99}`,
           `${n1(Math.max(searches.slowestMs(), ledger.slowestMs) / 1000)} s`,
           `${notReady} of ${ready.length}`,
           hung === 0 ? 'none' : `**${hung}**`,
+          memory ? `${n0(memory.rssMb)} / ${n0(memory.heapMb)}` : 'n/a',
         ]);
-        figures.push({ phase: phase.name, appends: { outcomes: ledger.outcomes, answered: appendAnswered, ackMs: appendAll }, searches: { outcomes: searches.outcomes, okMs: searches.ok(), allMs: searches.all() }, readyz: ready });
+        figures.push({ phase: phase.name, appends: { outcomes: ledger.outcomes, answered: appendAnswered, ackMs: appendAll }, searches: { outcomes: searches.outcomes, okMs: searches.ok(), allMs: searches.all() }, readyz: ready, gatewayMemory: memory ?? null });
       }
       const all = new AppendLedger();
       for (const l of ledgers) {
@@ -120,7 +124,7 @@ export const section: ReliabilitySection = {
       const body = [
         `The split topology (gateway, one embedder, NATS, the development ClickHouse endpoint over chDB), with a loopback TCP proxy between Loom's services and ClickHouse. ${WRITERS} writers append and ${SEARCHERS} clients search throughout (closed loops); a client gives up on a call after ${CLIENT_TIMEOUT_MS / 1000} s, which would count as a hang. The phases run one after the other on the same Loom:`,
         '',
-        table(['Phase', 'Length', 'Appends: answers', 'Acked append p50 / p99 (ms)', 'Searches: answers', 'Search p50 / p99 (ms, 200s)', 'Slowest answer (any status)', '`/readyz` not ready (1 s polls)', 'Calls with no answer'], rows),
+        table(['Phase', 'Length', 'Appends: answers', 'Acked appends per second', 'Acked append p50 / p99 (ms)', 'Searches: answers', 'Search p50 / p99 (ms, 200s)', 'Slowest answer (any status)', '`/readyz` not ready (1 s polls)', 'Calls with no answer', 'Gateway RSS / heap at the end (MiB)'], rows),
         '',
         `- Slowest answer of any call, whatever its status: ${n1(slowest / 1000)} s. Loom's ClickHouse client gives up on a request after 30 s, so a stalled engine costs a caller about that long, then a 503.`,
         `- Calls with no answer within ${CLIENT_TIMEOUT_MS / 1000} s: ${hangs === 0 ? 'none' : `**${hangs}**`}.`,
