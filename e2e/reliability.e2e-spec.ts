@@ -45,16 +45,22 @@ function merged(ledgers: AppendLedger[]): AppendLedger {
 }
 
 describe('disk full under append load (embedded) [issue 9: faults and load]', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'loom-disk-full-'));
-  const dataRoot = join(dir, 'fs');
-  // A small file system where this machine allows mounting one (root); otherwise, or with
-  // LOOM_TEST_NO_MOUNT set (to try that path on a machine that can mount), a failing writer on the write-ahead log.
-  const mounted = process.env['LOOM_TEST_NO_MOUNT'] ? { refused: 'LOOM_TEST_NO_MOUNT' } : mountSmallFilesystem(dataRoot, 128);
-  const writer = 'unmount' in mounted ? undefined : new FailingWriter(join(dir, 'fault'), join(dataRoot, 'data', 'wal'));
+  let dir: string;
+  let dataRoot: string;
+  let mounted: ReturnType<typeof mountSmallFilesystem> | undefined;
+  let writer: FailingWriter | undefined;
   let loom: EmbeddedLoomChild | undefined;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'loom-disk-full-'));
+    dataRoot = join(dir, 'fs');
+    // A small file system where this machine allows mounting one (root); otherwise, or with
+    // LOOM_TEST_NO_MOUNT set (to try that path on a machine that can mount), a failing writer on the write-ahead log.
+    mounted = process.env['LOOM_TEST_NO_MOUNT'] ? { refused: 'LOOM_TEST_NO_MOUNT' } : mountSmallFilesystem(dataRoot, 128);
+    if (!('unmount' in mounted)) writer = new FailingWriter(join(dir, 'fault'), join(dataRoot, 'data', 'wal'));
+  });
   afterAll(async () => {
     await loom?.stop();
-    if ('unmount' in mounted) mounted.unmount();
+    if (mounted && 'unmount' in mounted) mounted.unmount();
     rmSync(dir, { recursive: true, force: true });
   });
 
