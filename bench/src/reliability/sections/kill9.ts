@@ -116,7 +116,7 @@ export const section: ReliabilitySection = {
         `- Answers to the appends: ${outcomesLine(ledger)}. A connection error is an append in flight when the process died; its turn may be stored or not (the client never heard "stored"), but never twice.`,
         `- Acknowledged append latency (client side): p50 ${latency.p50} ms, p99 ${latency.p99} ms.`,
         `- The engine itself, read from the data directory after the last stop (no \`FINAL\`, so copies not yet merged would show): ${n0(Number(stored.rows))} row(s) for ${n0(Number(stored.keys))} key(s), at most ${stored.max_copies} row(s) per key.`,
-        `- "Rows in the log at restart" are acknowledged turns the kill left in the write-ahead log; the restart inserts those the engine lacks and skips those it already has ("already stored": the kill came between the insert and the log's removal).`,
+        `- "Rows in the log at restart" are the rows of acknowledged writes the kill left in the write-ahead log, of every table (a turn has a transcript row and an embedding row); the restart inserts those the engine lacks and skips those it already has ("already stored": the kill came between the insert and the log's removal).`,
       ].join('\n');
       if (Number(stored.max_copies) > 1) throw new Error(`the engine holds more than one row for a key after kill -9:\n\n${body}`);
       return failIfBroken(body, counts);
