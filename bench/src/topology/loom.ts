@@ -74,7 +74,14 @@ export async function startEmbeddedLoom(options: { dataDir: string; database: st
  * development ClickHouse endpoint over chDB, nats-server with JetStream, N embedders in queue
  * group `embedder`, and the gateway.
  */
-export async function startSplitLoom(options: { workDir: string; database: string; provider: string; embedders?: number }): Promise<LoomInstance> {
+export async function startSplitLoom(options: {
+  workDir: string;
+  database: string;
+  provider: string;
+  embedders?: number;
+  /** Puts something between Loom and the engine (e.g. a latency proxy): returns the URL Loom's services use instead. */
+  storageInFront?: (clickhouseUrl: string) => Promise<string>;
+}): Promise<LoomInstance> {
   mkdirSync(options.workDir, { recursive: true });
   const procs: ManagedProcess[] = [];
   const services: ManagedProcess[] = [];
@@ -95,7 +102,8 @@ export async function startSplitLoom(options: { workDir: string; database: strin
     const clickhouseUrl = `http://127.0.0.1:${chPort}`;
     await waitFor('the development ClickHouse endpoint', () => httpOk(`${clickhouseUrl}/ping`), { processes: [clickhouse], timeoutMs: 60_000 });
 
-    const baseEnv = { ...quietEnv(), LOOM_NATS_URL: natsUrl, LOOM_CLICKHOUSE_URL: clickhouseUrl, LOOM_CLICKHOUSE_DATABASE: options.database, LOOM_EMBEDDINGS_PROVIDER: options.provider };
+    const storageUrl = options.storageInFront ? await options.storageInFront(clickhouseUrl) : clickhouseUrl;
+    const baseEnv = { ...quietEnv(), LOOM_NATS_URL: natsUrl, LOOM_CLICKHOUSE_URL: storageUrl, LOOM_CLICKHOUSE_DATABASE: options.database, LOOM_EMBEDDINGS_PROVIDER: options.provider };
     const embedders: ManagedProcess[] = [];
     for (let i = 0; i < (options.embedders ?? 2); i += 1) {
       // Info level: its start-up line says when it serves.

@@ -110,10 +110,11 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
     const readiness = new Readiness({
       storage: () => storage.ping(),
       transport: async () => (transport instanceof NatsRequestClient ? transport.ping() : true),
-      // Acknowledged writes that the engine is not taking: not ready, with the engine's error.
+      // Writes that fail (the engine not taking acknowledged writes, or a full disk refusing the
+      // write-ahead log): not ready, with the error.
       writes: async () => {
         const failure = storage.writeFailure();
-        return failure === undefined ? true : { ready: false, reason: `acknowledged writes are not reaching storage (kept in the write-ahead log, retried): ${failure}` };
+        return failure === undefined ? true : { ready: false, reason: `writes are failing: ${failure}` };
       },
     });
     const memory = new MemoryService(storage, new EmbeddingClient(requests, config.embedRequestTimeoutMs, metrics), metered('extraction'), { metrics, logger }, {

@@ -10,3 +10,4 @@ export * from './storage-inspection';
 export * from './nats-server';
 export * from './shared-data';
 export * from './access-matrix';
+export * from './reliability';

@@ -33,7 +33,16 @@ export interface SplitTopology {
  * the gateway. Runs the built apps from dist/ (`npm run build` first).
  */
 export async function startSplitTopology(
-  options: { embedders?: number; titlers?: number; erasers?: number; compactors?: number; gateways?: number; env?: Record<string, string> } = {},
+  options: {
+    embedders?: number;
+    titlers?: number;
+    erasers?: number;
+    compactors?: number;
+    gateways?: number;
+    env?: Record<string, string>;
+    /** Puts something between Loom and the engine (e.g. a latency proxy): returns the URL Loom's services use instead. */
+    storageInFront?: (clickhouseUrl: string) => Promise<string>;
+  } = {},
 ): Promise<SplitTopology> {
   for (const app of ['cli', 'gateway', 'embedder', 'titler', 'erasure', 'compactor']) {
     if (!existsSync(join(DIST, app, 'src', 'main.js'))) throw new Error(`dist/apps/${app} is missing: run \`npm run build\` first`);
@@ -61,7 +70,8 @@ export async function startSplitTopology(
   await startClickHouse();
 
   const database = 'loom_split_' + randomBytes(4).toString('hex');
-  const baseEnv = { ...quiet, LOOM_NATS_URL: natsUrl, LOOM_CLICKHOUSE_URL: clickhouseUrl, LOOM_CLICKHOUSE_DATABASE: database, ...options.env };
+  const storageUrl = options.storageInFront ? await options.storageInFront(clickhouseUrl!) : clickhouseUrl;
+  const baseEnv = { ...quiet, LOOM_NATS_URL: natsUrl, LOOM_CLICKHOUSE_URL: storageUrl, LOOM_CLICKHOUSE_DATABASE: database, ...options.env };
   const startEmbedders = async (count: number): Promise<void> => {
     const started: ManagedProcess[] = [];
     for (let i = 0; i < count; i += 1) {

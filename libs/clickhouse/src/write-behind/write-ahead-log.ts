@@ -1,4 +1,5 @@
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { LoomError } from '@loom/contracts';
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** One logged insert: the rows bound for one table. */
@@ -20,7 +21,11 @@ const SEGMENT = /^(\d{12})\.jsonl$/;
  */
 export class WriteAheadLog {
   private fd: number | undefined;
+  /** Bytes in the open segment: where the next entry starts, and where a failed one is cut back to. */
+  private size = 0;
   private current = 0;
+  /** A segment closed by a failed write rather than by `rotate`: the next rotation reports it. */
+  private closedEarly = 0;
 
   constructor(private readonly dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -53,21 +58,53 @@ export class WriteAheadLog {
     return out;
   }
 
-  /** Logs one insert; returns the bytes written. */
+  /**
+   * Logs one insert; returns the bytes written. A write the file system refuses (disk full, I/O
+   * error) is `unavailable` (503): the insert was not logged, so it must not be acknowledged.
+   */
   append(entry: LoggedInsert): number {
-    if (this.fd === undefined) {
-      this.current += 1;
-      this.fd = openSync(this.path(this.current), 'a');
-    }
     const bytes = Buffer.from(JSON.stringify(entry) + '\n', 'utf8');
-    let written = 0;
-    while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written);
-    return bytes.length;
+    try {
+      if (this.fd === undefined) {
+        this.fd = openSync(this.path(this.current + 1), 'a');
+        this.current += 1;
+        this.size = fstatSync(this.fd).size;
+      }
+      let written = 0;
+      try {
+        while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written);
+      } catch (error) {
+        if (written > 0) this.cutTornEntry();
+        throw error;
+      }
+      this.size += bytes.length;
+      return bytes.length;
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? 'unknown';
+      throw new LoomError('unavailable', `the write-ahead log could not be written (${code}); nothing was stored`, { cause: error });
+    }
+  }
+
+  /**
+   * A disk that fills mid-entry leaves part of a line: later entries must not follow it (a start
+   * reads a torn line only at the end of a segment). Cut the segment back to the last whole
+   * entry; if even that fails, close the segment so the torn line stays its last.
+   */
+  private cutTornEntry(): void {
+    try {
+      ftruncateSync(this.fd!, this.size);
+    } catch {
+      closeSync(this.fd!);
+      this.fd = undefined;
+      this.closedEarly = this.current;
+    }
   }
 
   /** Closes the open segment; returns its index (0 when nothing was logged since the last rotation). */
   rotate(): number {
-    if (this.fd === undefined) return 0;
+    const early = this.closedEarly;
+    this.closedEarly = 0;
+    if (this.fd === undefined) return early;
     closeSync(this.fd);
     this.fd = undefined;
     return this.current;

@@ -24,6 +24,9 @@ export interface WriteBehindOptions {
   onFailure?: (error: unknown) => void;
 }
 
+/** How long a refused write-ahead-log write keeps readiness false without a newer write. */
+const LOG_FAILURE_MS = 10_000;
+
 /** The engine calls a write-behind queue makes directly (they never wait on the queue itself). */
 export interface EngineCalls {
   insert(table: string, rows: object[]): Promise<void>;
@@ -64,6 +67,7 @@ export class WriteBehind {
   private retryTimer: NodeJS.Timeout | undefined;
   private flushTimer: NodeJS.Timeout | undefined;
   private failure: unknown;
+  private logFailure: { error: unknown; at: number } | undefined;
   private waiters: Array<{ seq: number; resolve: () => void; reject: (error: unknown) => void }> = [];
   private roomWaiters: Array<() => void> = [];
   private watchers: Array<{ table: string; listener: (rows: readonly object[]) => void }> = [];
@@ -100,7 +104,15 @@ export class WriteBehind {
       await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
     }
     const entry: LoggedInsert = { table, rows: [...rows] };
-    const bytes = this.wal.append(entry);
+    let bytes: number;
+    try {
+      bytes = this.wal.append(entry);
+      this.logFailure = undefined;
+    } catch (error) {
+      // A full disk refuses the log: nothing is acknowledged, and readiness says so until a write lands.
+      this.logFailure = { error, at: Date.now() };
+      throw error;
+    }
     this.pending.push({ ...entry, bytes });
     this.pendingBytes += bytes;
     this.enqueued += 1;
@@ -108,9 +120,15 @@ export class WriteBehind {
     this.schedule();
   }
 
-  /** Why flushes are failing now (the engine is down), or undefined while they land. */
+  /**
+   * Why writes are failing now (the engine is down, or the write-ahead log cannot be written),
+   * or undefined while they land. A log failure has no retry loop to clear it, and a not-ready
+   * gateway gets no writes: its mark lapses after LOG_FAILURE_MS.
+   */
   failureReason(): string | undefined {
-    return this.failure === undefined ? undefined : describeFailure(this.failure, 300);
+    if (this.failure !== undefined) return describeFailure(this.failure, 300);
+    if (this.logFailure !== undefined && Date.now() - this.logFailure.at <= LOG_FAILURE_MS) return describeFailure(this.logFailure.error, 300);
+    return undefined;
   }
 
   /**
