@@ -1,11 +1,17 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { LoomError, type FieldError } from './errors';
+import { inspectJson } from './json-shape';
+import { Limits } from './limits';
 
 /**
  * Turns an untrusted JSON value into a validated instance of `type`, or throws a 400 naming
  * every bad field. Unknown fields are refused too: a typo such as `thread-id` must not be
  * silently ignored.
+ *
+ * The shape of the whole value is checked first, iteratively (inspectJson): depth, lone
+ * surrogates in any string or key, reserved keys, numbers past 2^53. class-transformer and
+ * class-validator recurse and copy by assignment, so they only ever see a value that passed.
  */
 export function validateInput<T extends object>(type: new () => T, input: unknown): T {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
@@ -13,6 +19,8 @@ export function validateInput<T extends object>(type: new () => T, input: unknow
       fields: [{ field: '(body)', message: 'expected a JSON object' }],
     });
   }
+  const shape = inspectJson(input, Limits.maxJsonDepth);
+  if (shape.length > 0) throw invalid(shape);
   const instance = plainToInstance(type, input, { enableImplicitConversion: false });
   const errors = validateSync(instance, {
     whitelist: true,
@@ -21,11 +29,13 @@ export function validateInput<T extends object>(type: new () => T, input: unknow
     forbidUnknownValues: false,
     validationError: { target: false },
   });
-  if (errors.length > 0) {
-    const fields = flatten(errors);
-    throw new LoomError('invalid_input', `invalid input: ${fields.map((f) => f.field).join(', ')}`, { fields });
-  }
+  if (errors.length > 0) throw invalid(flatten(errors));
   return instance;
+}
+
+function invalid(fields: FieldError[]): LoomError {
+  const named = fields.slice(0, Limits.maxFieldErrors);
+  return new LoomError('invalid_input', `invalid input: ${named.map((f) => f.field).join(', ')}`, { fields: named });
 }
 
 function flatten(errors: ValidationError[], prefix = ''): FieldError[] {

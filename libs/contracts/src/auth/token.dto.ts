@@ -1,15 +1,15 @@
-import { IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
-import { IdField, NamespacedRequest } from '../common.dto';
+import { IsIn, IsString, MaxLength, MinLength } from 'class-validator';
+import { IdField, NamespacedRequest, Optional } from '../common.dto';
 import { ReadScopes, Roles, type ReadScope, type Role } from '../roles';
 
 export class CreateTokenRequest extends NamespacedRequest {
   @IsIn(Roles, { message: `role must be one of ${Roles.join(', ')}` }) role!: Role;
-  @IsOptional() @IsIn(ReadScopes, { message: `read_scope must be one of ${ReadScopes.join(', ')}` })
+  @Optional() @IsIn(ReadScopes, { message: `read_scope must be one of ${ReadScopes.join(', ')}` })
   read_scope?: ReadScope;
-  @IsOptional() @IdField() read_user_id?: string;
+  @Optional() @IdField() read_user_id?: string;
   /** With read_scope own_session: the one session the token acts for. */
-  @IsOptional() @IdField() read_session_id?: string;
-  @IsOptional() @IsString() @MaxLength(200) label?: string;
+  @Optional() @IdField() read_session_id?: string;
+  @Optional() @IsString() @MaxLength(200) label?: string;
 
   static readonly example: CreateTokenRequest = Object.assign(new CreateTokenRequest(), {
     namespace: 'acme',
