@@ -27,10 +27,10 @@ export const Limits = {
   maxYear: 2299,
   /**
    * A page of turns (conversation.list, conversation.get with include_messages, erasure.export)
-   * holds at most this many characters of content and reasoning, besides its count; it always
-   * holds at least one turn, and the cursor carries the rest.
+   * holds at most this many bytes of content and reasoning (UTF-8), besides its count; it
+   * always holds at least one turn, and the cursor carries the rest.
    */
-  pageBudgetChars: 4 * 1024 * 1024,
+  pageBudgetBytes: 4 * 1024 * 1024,
 } as const;
 
 export const Defaults = {

@@ -38,3 +38,19 @@ export async function embeddingRows(storage: Storage, namespace: string): Promis
     { ns: namespace },
   );
 }
+
+/**
+ * How many rows each data table holds (every version, tombstones included): a refused request
+ * must leave every count as it was. The migrations ledger is left out.
+ */
+export async function rowCounts(storage: Storage): Promise<Record<string, number>> {
+  const { database, migrations, ...tables } = storage.tables;
+  void database;
+  void migrations;
+  const counts: Record<string, number> = {};
+  for (const [name, table] of Object.entries(tables)) {
+    const [row] = await storage.query<{ n: string | number }>(`SELECT count() AS n FROM ${table}`, {});
+    counts[name] = Number(row?.n ?? 0);
+  }
+  return counts;
+}
