@@ -1,5 +1,5 @@
 import { getMetadataStorage } from 'class-validator';
-import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
+import { plainToInstance } from 'class-transformer';
 import { isStrictIsoTime } from './common.dto';
 import { LoomError } from './errors';
 import { rawJsonDepth } from './json-shape';
@@ -54,6 +54,8 @@ describe('validation classes [issue 9: validation]', () => {
         }
       }
       expect(unbounded).toEqual([]);
+      // The walk reaches the nested classes (a usage report's token counts are numbers too).
+      expect(requestClasses(RunReportUsageRequest, 'run.report_usage').map((c) => c.cls.name)).toEqual(['RunReportUsageRequest', 'UsageReport']);
     });
   });
 
@@ -131,12 +133,17 @@ describe('validation classes [issue 9: validation]', () => {
   });
 });
 
-/** The op's request class and every class nested in it (by @Type). */
+/** The op's request class and every class nested in it (by @ValidateNested and @Type). */
 function requestClasses(cls: new () => object, path: string): Array<{ cls: new () => object; path: string }> {
   const out = [{ cls, path }];
-  const types = (defaultMetadataStorage as unknown as { _typeMetadatas: Map<unknown, Map<string, { typeFunction: () => new () => object }>> })._typeMetadatas;
-  for (let proto = cls; proto && proto !== Object; proto = Object.getPrototypeOf(proto) as new () => object) {
-    for (const [prop, meta] of types.get(proto) ?? []) out.push(...requestClasses(meta.typeFunction(), `${path}.${prop}`));
+  const nested = getMetadataStorage()
+    .getTargetValidationMetadatas(cls, '', true, false)
+    .filter((m) => m.type === 'nestedValidation');
+  for (const { propertyName } of nested) {
+    // The class a field holds, found the public way: by transforming an empty one.
+    const value = (plainToInstance(cls, { [propertyName]: [{}] }) as Record<string, unknown>)[propertyName];
+    const element = (Array.isArray(value) ? value[0] : value) as object;
+    out.push(...requestClasses(element.constructor as new () => object, `${path}.${propertyName}`));
   }
   return out;
 }

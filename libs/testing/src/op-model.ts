@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { getMetadataStorage } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
-import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
+import { plainToInstance } from 'class-transformer';
 
 /** What a request field takes, read from its class-validator (and class-transformer) decorators. */
 export interface FieldModel {
@@ -50,7 +50,7 @@ export function requestModel(cls: Ctor): RequestModel {
     assign('minItems', num('arrayMinSize'));
     assign('maxItems', num('arrayMaxSize'));
     assign('pattern', (named('matches') ?? each('matches'))?.constraints?.[0] as RegExp | undefined);
-    const nestedType = (defaultMetadataStorage.findTypeMetadata(cls, name) ?? undefined) as { typeFunction: () => Ctor } | undefined;
+    const nestedType = list.some((m) => m.type === 'nestedValidation') ? nestedClass(cls, name) : undefined;
     if (named('isIn')) {
       field.kind = 'enum';
       field.values = named('isIn')!.constraints[0] as readonly unknown[];
@@ -60,14 +60,23 @@ export function requestModel(cls: Ctor): RequestModel {
     else if (named('isBoolean')) field.kind = 'boolean';
     else if (nestedType && named('isArray')) {
       field.kind = 'nestedArray';
-      field.nested = requestModel(nestedType.typeFunction());
+      field.nested = requestModel(nestedType);
     } else if (nestedType) {
       field.kind = 'nested';
-      field.nested = requestModel(nestedType.typeFunction());
+      field.nested = requestModel(nestedType);
     } else if (named('isArray')) field.kind = 'strings';
     else if (named('isObject')) field.kind = 'object';
     else if (named('isString')) field.kind = 'string';
     fields.push(field);
   }
   return { name: cls.name, fields };
+}
+
+/** The class a nested field holds (its @Type), found the public way: by transforming an empty one. */
+function nestedClass(cls: Ctor, field: string): Ctor | undefined {
+  const probe = plainToInstance(cls, { [field]: [{}] }) as Record<string, unknown>;
+  const value = probe[field];
+  const element = Array.isArray(value) ? (value[0] as object | undefined) : (value as object | undefined);
+  const ctor = element?.constructor as Ctor | undefined;
+  return ctor && ctor !== Object && ctor !== Array ? ctor : undefined;
 }
