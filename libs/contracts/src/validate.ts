@@ -1,7 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { LoomError, type FieldError } from './errors';
-import { inspectJson } from './json-shape';
+import { FORBIDDEN_KEYS, inspectJson, isWellFormed } from './json-shape';
 import { Limits } from './limits';
 
 /**
@@ -20,7 +20,22 @@ export function validateInput<T extends object>(type: new () => T, input: unknow
     });
   }
   const shape = inspectJson(input, Limits.maxJsonDepth);
-  if (shape.length > 0) throw invalid(shape);
+  if (shape.length > 0) {
+    // Every bad field is named: the fields whose values are sound still go through their rules.
+    // Top-level entries are judged one by one (not from the printed paths, which quote odd keys).
+    const entries = Object.entries(input);
+    const broken = new Set(entries.filter(([key, value]) => !isWellFormed(key) || FORBIDDEN_KEYS.has(key) || inspectJson(value, Limits.maxJsonDepth - 1).length > 0).map(([key]) => key));
+    const sound = Object.fromEntries(entries.filter(([key]) => !broken.has(key)));
+    const others = check(type, sound).errors.filter((f) => !broken.has(rootOf(f.field)));
+    throw invalid([...shape, ...others]);
+  }
+  const { instance, errors } = check(type, input);
+  if (errors.length > 0) throw invalid(errors);
+  return instance;
+}
+
+/** The field rules of `type` on a body whose shape is sound. */
+function check<T extends object>(type: new () => T, input: object): { instance: T; errors: FieldError[] } {
   const instance = plainToInstance(type, input, { enableImplicitConversion: false });
   const errors = validateSync(instance, {
     whitelist: true,
@@ -29,8 +44,12 @@ export function validateInput<T extends object>(type: new () => T, input: unknow
     forbidUnknownValues: false,
     validationError: { target: false },
   });
-  if (errors.length > 0) throw invalid(flatten(errors));
-  return instance;
+  return { instance, errors: flatten(errors) };
+}
+
+/** The top-level field a path starts with (`metadata.a[0]` → `metadata`). */
+function rootOf(field: string): string {
+  return field.split(/[.[]/)[0]!;
 }
 
 function invalid(fields: FieldError[]): LoomError {

@@ -72,6 +72,16 @@ describe('validation classes [issue 9: validation]', () => {
       expect(fields(() => validateInput(ObserveRecordRequest, { session_id: 's', observations: [{ obs_id: 'o', tool: 'Bash', summary: '\ud800' }] }))).toEqual(['observations[0].summary']);
     });
 
+    it('[issue 9: name each bad field] a broken value and a field rule broken elsewhere are both named', () => {
+      expect(fields(() => validateInput(AppendTurnRequest, { thread_id: 't', role: 'narrator', content: '\ud800' })).sort()).toEqual(['content', 'role']);
+      expect(fields(() => validateInput(AppendTurnRequest, { thread_id: 't', content: 'x', metadata: JSON.parse('{"constructor":1}') as object })).sort()).toEqual(['metadata.constructor', 'role']);
+      expect(fields(() => validateInput(AppendTurnRequest, JSON.parse('{"thread_id":"t","role":"user","content":"x","__proto__":{"polluted":1}}') as object))).toEqual(['__proto__']);
+      expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+      // An odd key (quoted in the error) holding a value nested far too deep: named, never recursed into.
+      const deep = JSON.parse(`{"thread_id":"t","role":"user","content":"x","role ":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}}`) as object;
+      expect(fields(() => validateInput(AppendTurnRequest, deep))).toEqual([expect.stringMatching(/^"role "\.a\.a/)]);
+    });
+
     it('a well-formed surrogate pair (an emoji) is taken', () => {
       expect(validateInput(AppendTurnRequest, { ...append, content: '👍', metadata: { '👍': '👍' } }).content).toBe('👍');
     });

@@ -3,5 +3,5 @@
  * of its index (`@loom/testing/fuzz`).
  */
 export { startTestLoom, type TestLoom } from './embedded-loom';
-export { rowCounts } from './storage-inspection';
+export { trackWrites } from './write-tracker';
 export { fuzzOps, type FuzzFailure, type FuzzReport } from './op-fuzz';

@@ -11,3 +11,4 @@ export * from './nats-server';
 export * from './shared-data';
 export * from './op-model';
 export * from './op-fuzz';
+export * from './write-tracker';

@@ -1,5 +1,5 @@
 import * as fc from 'fast-check';
-import { OpNames, Ops, type OpName } from '@loom/contracts';
+import { Headers, OpNames, Ops, type OpName } from '@loom/contracts';
 import { requestModel, type FieldModel, type RequestModel } from './op-model';
 
 /**
@@ -16,8 +16,9 @@ export interface FuzzTarget {
   token: string;
   /** A namespace with recording on: valid bodies act in it. */
   namespace: string;
-  /** Rows per table now, for the no-partial-write check (omit to skip it). */
-  rowCounts?: () => Promise<Record<string, string | number>>;
+  /** The writes the server made for the call with this correlation id (omit to skip the no-partial-write check). */
+  writesOf?: (correlationId: string) => string[];
+  forget?: (correlationId: string) => void;
 }
 
 export interface FuzzOptions {
@@ -200,18 +201,6 @@ function avoidKnown(op: OpName, call: FuzzCall): FuzzCall {
   return call;
 }
 
-/**
- * Work an accepted call may leave to the background (a queued erasure, a deferred extraction)
- * lands whenever its worker polls, which the no-partial-write check would blame on a later
- * refused call. The fuzzer asks for that work in the foreground instead; the values stay valid.
- */
-function foreground(op: OpName, call: FuzzCall): FuzzCall {
-  if (!('body' in call)) return call;
-  if (op === 'erasure.request' && call.body['wait'] === false) return { body: { ...call.body, wait: true } };
-  if ((op === 'memory.set_from_messages' || op === 'observe.crystallize') && call.body['defer'] === true) return { body: { ...call.body, defer: false } };
-  return call;
-}
-
 /** The first segment of an error's field path (`metadata.a[0]` → `metadata`; `"a.b".c` → `a.b`). */
 function rootOf(field: string): string {
   if (field.startsWith('"')) {
@@ -224,21 +213,6 @@ function rootOf(field: string): string {
   return field.split(/[.[]/)[0]!;
 }
 
-/**
- * The tables as they stand once the background work of earlier accepted calls (an append's
- * embedding, a deferred extraction) has landed: the same digest twice, 25 ms apart.
- */
-async function settled(read: () => Promise<Record<string, string | number>>): Promise<Record<string, string | number>> {
-  let last = await read();
-  for (let i = 0; i < 40; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-    const next = await read();
-    if (JSON.stringify(next) === JSON.stringify(last)) return next;
-    last = next;
-  }
-  return last;
-}
-
 /** The keys of the body's top-level object, when it is one. */
 function topLevelKeys(text: string): string[] {
   try {
@@ -249,10 +223,10 @@ function topLevelKeys(text: string): string[] {
   }
 }
 
-async function post(target: FuzzTarget, op: string, text: string): Promise<{ status: number; body: any }> {
+async function post(target: FuzzTarget, op: string, text: string, correlationId?: string): Promise<{ status: number; body: any }> {
   const response = await fetch(`${target.url}/v1/ops/${op}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${target.token}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${target.token}`, ...(correlationId ? { [Headers.correlationId]: correlationId } : {}) },
     body: text,
   });
   const raw = await response.text();
@@ -270,20 +244,16 @@ export async function fuzzOps(target: FuzzTarget, options: FuzzOptions): Promise
   const started = Date.now();
   const report: FuzzReport = { seed: options.seed, runs: {}, statuses: {}, failures: [], ms: 0 };
   const ops = options.ops ?? OpNames;
-  let quiet: Record<string, string | number> | undefined;
   for (const [index, op] of ops.entries()) {
     report.runs[op] = 0;
     report.statuses[op] = {};
-    const writes = Ops[op].role !== 'viewer';
     const contractFields = requestModel(Ops[op].request as new () => object).fields.map((f) => f.name);
     const property = fc.asyncProperty(callsFor(op, target.namespace), async (generated) => {
-      const call = foreground(op, avoidKnown(op, generated));
+      const call = avoidKnown(op, generated);
       const text = 'raw' in call ? call.raw : serialize(call.body);
       const shown = text.length > 300 ? `${text.slice(0, 300)}… (${text.length} chars)` : text;
-      // After a refused call the tables stand as they were settled before it: no need to wait again.
-      const before = writes && target.rowCounts ? (quiet ?? (await settled(target.rowCounts))) : undefined;
-      quiet = undefined;
-      const result = await post(target, op, text);
+      const correlationId = `fuzz-${options.seed}-${index}-${report.runs[op] ?? 0}`;
+      const result = await post(target, op, text, correlationId);
       report.runs[op] = (report.runs[op] ?? 0) + 1;
       const statuses = report.statuses[op]!;
       statuses[result.status] = (statuses[result.status] ?? 0) + 1;
@@ -296,12 +266,11 @@ export async function fuzzOps(target: FuzzTarget, options: FuzzOptions): Promise
         const known = new Set([...topLevelKeys(text), ...contractFields]);
         if (!fields.some((f) => f.field === '(body)' || known.has(rootOf(f.field)))) fail('names-a-field', JSON.stringify(result.body?.error).slice(0, 300));
       }
-      if (before && result.status >= 400) {
-        const after = await target.rowCounts!();
-        const changed = Object.keys(after).filter((t) => after[t] !== before[t]);
-        if (changed.length > 0) fail('no-partial-write', `refused with ${result.status} but ${changed.join(', ')} changed`);
-        else quiet = after;
+      if (target.writesOf && result.status >= 400) {
+        const written = target.writesOf(correlationId);
+        if (written.length > 0) fail('no-partial-write', `refused with ${result.status} but wrote ${[...new Set(written)].join(', ')}`);
       }
+      target.forget?.(correlationId);
       return true;
     });
     await fc.check(property, { seed: options.seed + index, numRuns: options.runsPerOp, interruptAfterTimeLimit: options.msPerOp, markInterruptAsFailure: false });

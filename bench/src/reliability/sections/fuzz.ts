@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { OpNames, Ops } from '@loom/contracts';
-import { fuzzOps, rowCounts, startTestLoom, type FuzzReport } from '@loom/testing/fuzz';
+import { fuzzOps, startTestLoom, trackWrites, type FuzzReport } from '@loom/testing/fuzz';
 import type { ReliabilitySection } from '../section';
 
 /**
  * The long fuzz run (issue 9, requirement 5): the fuzzer of the jest suite, with many more
  * bodies per op and a fresh seed, against an embedded Loom in this process (so the
- * no-partial-write check can read its tables).
+ * no-partial-write check can see every write its storage makes).
  */
 export const section: ReliabilitySection = {
   id: 'fuzz',
@@ -24,7 +24,7 @@ export const section: ReliabilitySection = {
       const namespace = `fuzz-${randomBytes(4).toString('hex')}`;
       await loom.record(namespace);
       const report = await fuzzOps(
-        { url: loom.url, token: loom.admin.token, namespace, rowCounts: () => rowCounts(loom.gateway.runtime.storage) },
+        { url: loom.url, token: loom.admin.token, namespace, ...trackWrites(loom.gateway.runtime.storage) },
         { seed, runsPerOp, msPerOp, log: (line) => opts.log(`fuzz: ${line}`) },
       );
       return render(report, runsPerOp, msPerOp);
@@ -44,7 +44,7 @@ function render(report: FuzzReport, runsPerOp: number, msPerOp: number): string 
   const lines = [
     `Seed **${report.seed}** (reproduce with \`LOOM_FUZZ_SEED=${report.seed} npm run reliability\`), up to ${runsPerOp} bodies per op and ${Math.round(msPerOp / 1000)} s per op: **${total} calls** over ${OpNames.length} ops in ${Math.round(report.ms / 1000)} s. **Failures found: ${report.failures.length}.**`,
     '',
-    'Each body mixes valid fields with hostile ones, drawn from the op\'s request class (its class-validator rules), or is a hostile body as a whole (not JSON, an array, nested 20,000 deep, 1.4 MB). A 501 from `conversation.compact` is its documented answer without an LLM. The rules checked on every call: no 5xx; a 400 names a field of the request or its contract, or `(body)`; a refused call of a writing op leaves the digest of every table (rows and checksum, FINAL) as it was; and at the end an append and a list of the same thread round-trip.',
+    'Each body mixes valid fields with hostile ones, drawn from the op\'s request class (its class-validator rules), or is a hostile body as a whole (not JSON, an array, nested 20,000 deep, 1.4 MB). A 501 from `conversation.compact` is its documented answer without an LLM. The rules checked on every call: no 5xx; a 400 names a field of the request or its contract, or `(body)`; a refused call makes no write: every insert and statement the storage runs is recorded under the correlation id of the call it serves (the fuzzer sends its own), and a refused call must have none; and at the end an append and a list of the same thread round-trip.',
     '',
     '| op | role | calls | 2xx | 4xx | 501 (no LLM) | other 5xx | failures |',
     '|---|---|---:|---:|---:|---:|---:|---:|',
