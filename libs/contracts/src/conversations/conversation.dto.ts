@@ -32,9 +32,9 @@ export class AppendTurnRequest extends AgentScopedRequest {
   @IdField() thread_id!: string;
   @IsIn(TurnRoles, { message: `role must be one of ${TurnRoles.join(', ')}` }) role!: TurnRole;
   /** Up to 1 MiB; larger content is refused with 413 before validation. */
-  @IsString() @MaxLength(Limits.maxContentBytes) content!: string;
+  @IsString() content!: string;
   @Optional() @IdField() msg_id?: string;
-  @Optional() @IsString() @MaxLength(Limits.maxContentBytes) reasoning?: string;
+  @Optional() @IsString() reasoning?: string;
   @Optional() @IdField() user_id?: string;
   @Optional() @IdField() run_id?: string;
   @Optional() @JsonObjectField() metadata?: JsonObject;

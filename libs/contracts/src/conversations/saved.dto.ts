@@ -19,7 +19,7 @@ export class SaveMessageRequest extends UserScopedRequest {
   /** For a message the transcript does not hold yet: its role and text. */
   @Optional() @IsIn(TurnRoles, { message: `role must be one of ${TurnRoles.join(', ')}` }) role?: TurnRole;
   /** Up to 1 MiB, like an append. */
-  @Optional() @IsString() @MaxLength(Limits.maxContentBytes) content?: string;
+  @Optional() @IsString() content?: string;
   @Optional() @IdField() run_id?: string;
 
   static readonly example: SaveMessageRequest = Object.assign(new SaveMessageRequest(), {
