@@ -135,6 +135,16 @@ describe('validation classes [issue 9: validation]', () => {
       expect(fields(() => validateInput(AppendTurnRequest, JSON.parse(`{"thread_id":"t","role":"user","content":"x","${key}":1}`)))).toEqual([key]);
     });
 
+    it('[issue 9: user_id null] no request class uses class-validator\'s IsOptional (which takes null as left out): Optional() from common.dto', () => {
+      const lenient: string[] = [];
+      for (const op of OpNames) {
+        for (const { cls, path } of requestClasses(Ops[op].request as new () => object, op)) {
+          for (const m of getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false)) if (m.name === 'isOptional') lenient.push(`${path}.${m.propertyName}`);
+        }
+      }
+      expect(lenient).toEqual([]);
+    });
+
     it('[issue 9: user_id null] null is not "left out": user_id: null is refused, on every op that takes a user', () => {
       expect(fields(() => validateInput(SaveMessageRequest, { user_id: null, conversation_id: 'c', message_id: 'm' }))).toEqual(['user_id']);
       expect(fields(() => validateInput(ErasureRequest, { user_id: null }))).toEqual(['user_id']);
