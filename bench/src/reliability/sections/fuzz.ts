@@ -16,8 +16,8 @@ export const section: ReliabilitySection = {
   order: 50,
   async run(opts) {
     const seed = Number(process.env['LOOM_FUZZ_SEED'] ?? randomBytes(4).readUInt32BE() % 2 ** 31);
-    const runsPerOp = opts.long ? 400 : 25;
-    const msPerOp = opts.long ? 20_000 : 1_200;
+    const runsPerOp = opts.long ? 1_000 : 25;
+    const msPerOp = opts.long ? 15_000 : 1_200;
     opts.log(`fuzz: seed ${seed}, up to ${runsPerOp} bodies per op (${msPerOp} ms per op at most)`);
     const loom = await startTestLoom();
     try {
