@@ -197,7 +197,6 @@ function avoidKnown(op: OpName, call: FuzzCall): FuzzCall {
   // hashed to an all-zero vector whose quantised copy poisons the write-behind for everyone.
   const wordless = (v: unknown) => typeof v === 'string' && !/[\p{L}\p{N}]/u.test(v.normalize('NFKC'));
   if ((op === 'conversation.append' || op === 'conversation.save_message') && wordless(body['content'])) return { body: { ...body, content: `${String(body['content'])} words` } };
-  if (op === 'memory.set' && wordless(body['text'])) return { body: { ...body, text: `${String(body['text'])} words` } };
   return call;
 }
 
