@@ -1,4 +1,5 @@
 import type { ObservationOutcome } from '@loom/contracts';
+import { tsField } from './time';
 import { jsonLines, type TranscriptFormat } from './transcript';
 
 /** One tool action read from a transcript, ready for observe.record. */
@@ -46,7 +47,7 @@ export function parseClaudeCodeObservations(text: string): CapturedObservation[]
     for (const block of blocks) {
       if (block?.type === 'tool_use' && block.id && block.name) {
         const { summary, path } = describeClaudeTool(block.name, block.input ?? {});
-        byId.set(block.id, { obs_id: block.id, tool: block.name, summary, ...(path ? { path } : {}), outcome: 'unknown', ...(line.timestamp ? { ts: line.timestamp } : {}), seq });
+        byId.set(block.id, { obs_id: block.id, tool: block.name, summary, ...(path ? { path } : {}), outcome: 'unknown', ...tsField(line.timestamp), seq });
       }
       if (block?.type === 'tool_result' && block.tool_use_id) {
         const seen = byId.get(block.tool_use_id);
@@ -92,7 +93,7 @@ export function parseCodexObservations(text: string): CapturedObservation[] {
         summary: shown ? `${p.name}: ${oneLine(shown)}` : p.name,
         ...(path ? { path } : {}),
         outcome: 'unknown',
-        ...(line.timestamp ? { ts: line.timestamp } : {}),
+        ...tsField(line.timestamp),
         seq,
       });
     }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { sharedDataPath } from '../../testing/src/shared-data';
 import { parseClaudeCodeUsage, parseCodexUsage, parseUsage } from './index';
+import { wireTime } from './time';
 
 /** Real transcripts no one here wrote (../shared/data/transcripts). */
 const read = (name: string) => readFileSync(sharedDataPath('transcripts', name), 'utf8');
@@ -55,5 +56,16 @@ describe('turn usage read from transcripts', () => {
   it('formats without usage (Markdown, JSON) report none', () => {
     expect(parseUsage('markdown', read('markdown-specstory-minsky-2025-04-28_18-53-available-tasks-inquiry.md'))).toEqual([]);
     expect(parseUsage('json', '[{"role":"user","content":"x"}]')).toEqual([]);
+  });
+});
+
+describe('wireTime [issue 9: strict dates]', () => {
+  it('keeps a strict ISO time, normalises a parseable one, and drops one the ops would refuse', () => {
+    expect(wireTime('2026-11-29T10:00:00.123Z')).toBe('2026-11-29T10:00:00.123Z');
+    expect(wireTime('2026-11-29T10:00:00+02:00')).toBe('2026-11-29T10:00:00+02:00');
+    expect(wireTime('Sun, 29 Nov 2026 10:00:00 GMT')).toBe('2026-11-29T10:00:00.000Z');
+    expect(wireTime('+275760-09-13T00:00:00Z')).toBeUndefined();
+    expect(wireTime('not a time')).toBeUndefined();
+    expect(wireTime(undefined)).toBeUndefined();
   });
 });

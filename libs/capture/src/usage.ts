@@ -1,4 +1,5 @@
 import type { UsageReport } from '@loom/contracts';
+import { tsField } from './time';
 import { jsonLines } from './transcript';
 import type { TranscriptFormat } from './transcript';
 
@@ -42,7 +43,7 @@ export function parseClaudeCodeUsage(text: string): TranscriptUsage[] {
     const report: TranscriptUsage = {
       usage_id: message.id,
       model: message.model,
-      ...(line.timestamp ? { ts: line.timestamp } : {}),
+      ...tsField(line.timestamp),
       input_tokens: count(usage.input_tokens),
       output_tokens: count(usage.output_tokens),
       cache_write_tokens: cacheWrite - cacheWrite1h,
@@ -89,7 +90,7 @@ export function parseCodexUsage(text: string): TranscriptUsage[] {
     byId.set(id, {
       usage_id: id,
       model,
-      ...(line.timestamp ? { ts: line.timestamp } : {}),
+      ...tsField(line.timestamp),
       input_tokens: Math.max(0, count(last.input_tokens) - cached),
       // Reasoning tokens are billed as output and already counted in output_tokens.
       output_tokens: count(last.output_tokens),

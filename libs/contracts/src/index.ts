@@ -5,6 +5,7 @@ export * from './limits';
 export * from './common.dto';
 export * from './ops';
 export * from './validate';
+export * from './json-shape';
 export * from './conversations/conversation.dto';
 export * from './conversations/saved.dto';
 export * from './auth/token.dto';

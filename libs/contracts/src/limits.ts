@@ -11,6 +11,26 @@ export const Limits = {
   maxIdLength: 256,
   maxQueryChars: 4096,
   maxPageSize: 200,
+  /** How deep any request body may nest (objects and arrays); deeper is a 400 before anything recursive reads it. */
+  maxJsonDepth: 32,
+  /** How deep a free-form object (`metadata`) may nest inside its field. */
+  maxMetadataDepth: 16,
+  /** A free-form object (`metadata`) as JSON text, at most (UTF-16 code units). */
+  maxMetadataChars: 64 * 1024,
+  /** An error names at most this many fields. */
+  maxFieldErrors: 50,
+  /** The largest value of a UInt32 column (`tokens`, `revision`). */
+  maxUInt32: 4_294_967_295,
+  /** Dates a DateTime64 column holds (and a person could mean): from this year ... */
+  minYear: 1900,
+  /** ... to this one. */
+  maxYear: 2299,
+  /**
+   * A page of turns (conversation.list, conversation.get with include_messages, erasure.export)
+   * holds at most this many bytes of content and reasoning (UTF-8), besides its count; it
+   * always holds at least one turn, and the cursor carries the rest.
+   */
+  pageBudgetBytes: 4 * 1024 * 1024,
 } as const;
 
 export const Defaults = {

@@ -2,6 +2,7 @@ export * from './rows';
 export * from './text';
 export * from './excerpt';
 export * from './cursor';
+export * from './page-budget';
 export * from './conversation-plane';
 export * from './append/append.service';
 export * from './append/transcript.writer';

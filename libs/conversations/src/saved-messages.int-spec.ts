@@ -294,7 +294,7 @@ describe('Saved messages', () => {
       expect(messages[0].ts > messages[0].message_ts).toBe(true);
     });
 
-    it('SAVE-LIST-02, SAVE-LIST-03: limit caps at 200, the cursor pages each message exactly once, conversation_id narrows', async () => {
+    it('SAVE-LIST-02, SAVE-LIST-03: limit goes up to 200 (more is a 400, see the validation suite), the cursor pages each message exactly once, conversation_id narrows', async () => {
       for (let i = 0; i < 7; i++) await saveNew('u1', i % 2 ? 'odd' : 'even', `m${i}`, `message ${i}`);
       const seen: string[] = [];
       let cursor: string | undefined;
@@ -304,7 +304,7 @@ describe('Saved messages', () => {
         cursor = page.next_cursor ?? undefined;
       } while (cursor);
       expect(seen.sort()).toEqual(['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6']);
-      expect((await list('u1', { limit: 5000 })).messages).toHaveLength(7);
+      expect((await list('u1', { limit: 200 })).messages).toHaveLength(7);
       expect((await list('u1', { conversation_id: 'odd' })).messages.map((m: { message_id: string }) => m.message_id).sort()).toEqual(['m1', 'm3', 'm5']);
     });
 

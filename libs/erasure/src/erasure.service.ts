@@ -1,6 +1,6 @@
 import { formatMillis, toIso, type Storage } from '@loom/clickhouse';
-import { LoomError, principalKeyPrefix, type ErasedCounts, type ErasureRequestedEvent, type ErasureExportRequest, type ErasureExportResponse, type ErasureRequest, type ErasureResponse, type TurnRole } from '@loom/contracts';
-import { decodePosition, encodePosition, type ThreadFence } from '@loom/conversations';
+import { Limits, LoomError, principalKeyPrefix, type ErasedCounts, type ErasureRequestedEvent, type ErasureExportRequest, type ErasureExportResponse, type ErasureRequest, type ErasureResponse, type TurnRole } from '@loom/contracts';
+import { decodePosition, encodePosition, takeWithinBudget, type ThreadFence } from '@loom/conversations';
 import { StoredJobQueue, type JobState, type JobTable, type StoredJobQueueOptions } from '@loom/jobs';
 import { InMemoryLeaseManager, type LeaseManager } from '@loom/leases';
 import { newId, nextVersion, type Logger, type LoomMetrics } from '@loom/platform';
@@ -220,7 +220,11 @@ export class ErasureService {
     return done();
   }
 
-  /** Transcript turns of a person (or of the namespace), tombstoned ones included unless asked not to. */
+  /**
+   * Transcript turns of a person (or of the namespace), tombstoned ones included unless asked
+   * not to. A page holds at most `limit` turns and Limits.pageBudgetBytes of content and
+   * reasoning (always one turn): the keys and sizes are read first, without text.
+   */
   async export(scope: NamespaceScope, namespace: string, input: ErasureExportRequest): Promise<ErasureExportResponse> {
     const limit = input.limit ?? 500;
     const after = input.cursor !== undefined ? decodePosition(input.cursor, 4) : undefined;
@@ -228,8 +232,22 @@ export class ErasureService {
       input.user_id !== undefined ? (scope.all ? '1' : 'namespace IN {namespaces:Array(String)}') : 'namespace = {ns:String}',
       ...(input.user_id !== undefined ? ['user_id = {user:String}'] : []),
       ...(input.include_tombstoned === false ? ['deleted = 0'] : []),
-      ...(after ? ['(namespace, thread_id, agent, msg_id) > ({a0:String}, {a1:String}, {a2:String}, {a3:String})'] : []),
     ];
+    const params = { ns: namespace, namespaces: scope.all ? [] : scope.namespaces, user: input.user_id ?? '' };
+    const KEY = '(namespace, thread_id, agent, msg_id)';
+    type Key = { namespace: string; thread_id: string; agent: string; msg_id: string };
+    const candidates = await this.storage.query<Key & { bytes: string | number }>(
+      `SELECT namespace, thread_id, agent, msg_id, length(content) + length(reasoning) AS bytes
+       FROM ${this.storage.tables.conversations} FINAL
+       WHERE ${[...conditions, ...(after ? [`${KEY} > ({a0:String}, {a1:String}, {a2:String}, {a3:String})`] : [])].join(' AND ')}
+       ORDER BY namespace, thread_id, agent, msg_id
+       LIMIT {limit:UInt32}`,
+      { ...params, limit: limit + 1, ...(after ? { a0: after[0], a1: after[1], a2: after[2], a3: after[3] } : {}) },
+    );
+    const taken = takeWithinBudget(candidates.slice(0, limit).map((c) => Number(c.bytes)), Limits.pageBudgetBytes);
+    if (taken === 0) return { turns: [], next_cursor: null };
+    const first = candidates[0]!;
+    const lastChosen = candidates[taken - 1]!;
     const rows = await this.storage.query<{
       namespace: string;
       thread_id: string;
@@ -248,20 +266,21 @@ export class ErasureService {
       `SELECT namespace, thread_id, agent, msg_id, role, content, reasoning, user_id, run_id, ts, is_saved, deleted, deleted_at
        FROM ${this.storage.tables.conversations} FINAL
        WHERE ${conditions.join(' AND ')}
+         AND ${KEY} >= ({f0:String}, {f1:String}, {f2:String}, {f3:String})
+         AND ${KEY} <= ({l0:String}, {l1:String}, {l2:String}, {l3:String})
        ORDER BY namespace, thread_id, agent, msg_id
-       LIMIT {limit:UInt32}`,
+       LIMIT {taken:UInt32}`,
       {
-        ns: namespace,
-        namespaces: scope.all ? [] : scope.namespaces,
-        user: input.user_id ?? '',
-        limit: limit + 1,
-        ...(after ? { a0: after[0], a1: after[1], a2: after[2], a3: after[3] } : {}),
+        ...params,
+        f0: first.namespace, f1: first.thread_id, f2: first.agent, f3: first.msg_id,
+        l0: lastChosen.namespace, l1: lastChosen.thread_id, l2: lastChosen.agent, l3: lastChosen.msg_id,
+        taken,
       },
     );
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
+    const last: Key = rows[rows.length - 1] ?? lastChosen;
+    const more = candidates.length > taken || rows.length < taken;
     return {
-      turns: page.map((r) => ({
+      turns: rows.map((r) => ({
         namespace: r.namespace,
         thread_id: r.thread_id,
         agent: r.agent,
@@ -276,7 +295,7 @@ export class ErasureService {
         deleted: Boolean(r.deleted),
         deleted_at: toIso(r.deleted_at),
       })),
-      next_cursor: rows.length > limit && last ? encodePosition([last.namespace, last.thread_id, last.agent, last.msg_id]) : null,
+      next_cursor: more ? encodePosition([last.namespace, last.thread_id, last.agent, last.msg_id]) : null,
     };
   }
 

@@ -11,3 +11,6 @@ export * from './nats-server';
 export * from './shared-data';
 export * from './access-matrix';
 export * from './reliability';
+export * from './op-model';
+export * from './op-fuzz';
+export * from './write-tracker';

@@ -38,3 +38,26 @@ export async function embeddingRows(storage: Storage, namespace: string): Promis
     { ns: namespace },
   );
 }
+
+/**
+ * What each data table holds, as `rows:checksum` of its merged rows (FINAL, so a background
+ * merge does not change it): a refused request must leave every entry as it was, an update of
+ * an existing row included. The migrations ledger is left out.
+ */
+export async function rowCounts(storage: Storage): Promise<Record<string, string>> {
+  const { database, migrations, ...tables } = storage.tables;
+  void database;
+  void migrations;
+  const digests: Record<string, string> = {};
+  // One statement for every table: this runs around each refused call of a fuzz run.
+  const rows = await storage.query<{ t: string; n: string | number; h: string | number }>(
+    Object.entries(tables)
+      .map(([name, table]) => `SELECT '${name}' AS t, toString(count()) AS n, toString(sum(cityHash64(toString(tuple(*))))) AS h FROM ${table} FINAL`)
+      .join(' UNION ALL '),
+    {},
+  );
+  const byName = new Map(rows.map((row) => [row.t, `${row.n}:${row.h}`]));
+  // In the tables' order, whatever order the engine answered in: callers compare digests.
+  for (const name of Object.keys(tables)) digests[name] = byName.get(name) ?? '';
+  return digests;
+}

@@ -1,5 +1,5 @@
 import { listRuns } from '@loom/capture';
-import type { RunView } from '@loom/contracts';
+import { isStrictIsoTime, type RunView } from '@loom/contracts';
 import { gatewayTarget } from '../gateway-target';
 
 interface RunsListOptions {
@@ -53,6 +53,9 @@ function cost(run: RunView): string {
 function sinceOf(value: string): string {
   const span = /^(\d+)([dhm])$/.exec(value);
   if (span) return new Date(Date.now() - Number(span[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[span[2] as 'd' | 'h' | 'm']).toISOString();
-  if (Number.isNaN(Date.parse(value))) throw new Error('--since must be an ISO time or a span such as 7d, 24h or 30m');
-  return value;
+  if (isStrictIsoTime(value)) return value;
+  // run.list takes strict ISO 8601 only; a time the CLI can read (no offset: local time) is sent as one.
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new Error('--since must be an ISO time or a span such as 7d, 24h or 30m');
+  return new Date(ms).toISOString();
 }

@@ -1,12 +1,14 @@
 import { requireNamespaceWideToken, resolveNamespace, type AuthService } from '@loom/auth';
 import { formatMillis, type Storage } from '@loom/clickhouse';
-import { LoomError, NAMESPACE_PATTERN, Ops, roleAtLeast } from '@loom/contracts';
+import { Limits, LoomError, NAMESPACE_PATTERN, Ops, rawJsonDepth, roleAtLeast } from '@loom/contracts';
 import { nextVersion, type Logger } from '@loom/platform';
 import type { RunsService } from '@loom/runs';
 import { randomUUID } from 'node:crypto';
 import type { OpDispatcher } from '../ops/op-dispatcher';
 
 const PROTOCOL_VERSION = '2025-06-18';
+/** The JSON-RPC envelope (message, params, arguments) around an op's body. */
+const MAX_MESSAGE_DEPTH = Limits.maxJsonDepth + 3;
 
 interface Tool {
   name: string;
@@ -102,6 +104,8 @@ export class McpEndpoint {
 
   async handle(raw: string, request: { authorization: string | undefined; sessionId: string | undefined; toolset: string | undefined; namespace: string | undefined }): Promise<McpReply> {
     let message: JsonRpcRequest;
+    // Refused before parsing: the tool call re-serialises its arguments, which recurses.
+    if (rawJsonDepth(raw, MAX_MESSAGE_DEPTH) > MAX_MESSAGE_DEPTH) return rpcError(null, -32600, `invalid request: the body is nested deeper than ${MAX_MESSAGE_DEPTH} levels`, 400);
     try {
       message = JSON.parse(raw) as JsonRpcRequest;
     } catch {

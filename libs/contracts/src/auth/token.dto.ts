@@ -1,5 +1,5 @@
-import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
-import { IdField, NamespacedRequest } from '../common.dto';
+import { IsIn, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IdField, NamespacedRequest, Optional } from '../common.dto';
 import { ALL_NAMESPACES, ReadScopes, Roles, type ReadScope, type Role } from '../roles';
 
 const TOKEN_NAMESPACE_PATTERN = /^(\*|@me|[A-Za-z0-9][A-Za-z0-9_.:-]{0,127})$/;
@@ -9,18 +9,18 @@ export class CreateTokenRequest extends NamespacedRequest {
    * The namespace the new token acts on; "*" for every namespace, which only a token for every
    * namespace may grant (deployment-wide ops such as settings.set need one).
    */
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(TOKEN_NAMESPACE_PATTERN, { message: `namespace must be 1-128 characters of letters, digits, _ . : - (or "@me", or "${ALL_NAMESPACES}" for every namespace)` })
   declare namespace?: string;
 
   @IsIn(Roles, { message: `role must be one of ${Roles.join(', ')}` }) role!: Role;
-  @IsOptional() @IsIn(ReadScopes, { message: `read_scope must be one of ${ReadScopes.join(', ')}` })
+  @Optional() @IsIn(ReadScopes, { message: `read_scope must be one of ${ReadScopes.join(', ')}` })
   read_scope?: ReadScope;
-  @IsOptional() @IdField() read_user_id?: string;
+  @Optional() @IdField() read_user_id?: string;
   /** With read_scope own_session: the one session the token acts for. */
-  @IsOptional() @IdField() read_session_id?: string;
-  @IsOptional() @IsString() @MaxLength(200) label?: string;
+  @Optional() @IdField() read_session_id?: string;
+  @Optional() @IsString() @MaxLength(200) label?: string;
 
   static readonly example: CreateTokenRequest = Object.assign(new CreateTokenRequest(), {
     namespace: 'acme',

@@ -1,8 +1,9 @@
 // @Type (nested validation) reads design-time metadata.
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { AgentScopedRequest, IdField } from '../common.dto';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { AgentScopedRequest, IdField, Optional } from '../common.dto';
+import { Limits } from '../limits';
 
 /** Keys a client sends; a namespace-wide token may also name the stored `~user~…` form. */
 export const BRIEF_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,159}$/;
@@ -39,39 +40,39 @@ export class BriefEvent {
   @IsIn(BriefEventKinds, { message: `kind must be one of ${BriefEventKinds.join(', ')}` }) kind!: BriefEventKind;
   @IsString() @MaxLength(100_000) text!: string;
   /** A file the event touched (edit, read). */
-  @IsOptional() @IsString() @MaxLength(1_024) path?: string;
+  @Optional() @IsString() @MaxLength(1_024) path?: string;
 }
 
 export class BriefSectionsInput {
-  @IsOptional() @IsString() @MaxLength(4_000) goal?: string;
-  @IsOptional() @IsString() @MaxLength(4_000) status?: string;
-  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) decisions?: string[];
-  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) dead_ends?: string[];
-  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) done?: string[];
-  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) open_questions?: string[];
-  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) next_steps?: string[];
-  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) key_files?: string[];
-  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) constraints?: string[];
-  @IsOptional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) pointers?: string[];
+  @Optional() @IsString() @MaxLength(4_000) goal?: string;
+  @Optional() @IsString() @MaxLength(4_000) status?: string;
+  @Optional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) decisions?: string[];
+  @Optional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) dead_ends?: string[];
+  @Optional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) done?: string[];
+  @Optional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) open_questions?: string[];
+  @Optional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) next_steps?: string[];
+  @Optional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) key_files?: string[];
+  @Optional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) constraints?: string[];
+  @Optional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) pointers?: string[];
 }
 
 export class BriefSaveRequest extends AgentScopedRequest {
   /** Empty: `auto/<project>/<branch>` when both are known, else `session/<session_id>`. */
-  @IsOptional() @IsString() @MaxLength(700) brief_key?: string;
-  @IsOptional() @IsString() @MaxLength(200) project?: string;
-  @IsOptional() @IsString() @MaxLength(200) branch?: string;
-  @IsOptional() @IdField() session_id?: string;
+  @Optional() @IsString() @MaxLength(700) brief_key?: string;
+  @Optional() @IsString() @MaxLength(200) project?: string;
+  @Optional() @IsString() @MaxLength(200) branch?: string;
+  @Optional() @IdField() session_id?: string;
   /** What happened since the last save, condensed on the server. */
-  @IsOptional() @IsArray() @ArrayMaxSize(4_000, { message: 'events holds at most 4,000 events per save' }) @ValidateNested({ each: true }) @Type(() => BriefEvent)
+  @Optional() @IsArray() @ArrayMaxSize(4_000, { message: 'events holds at most 4,000 events per save' }) @ValidateNested({ each: true }) @Type(() => BriefEvent)
   events?: BriefEvent[];
   /** Sections the calling agent wrote itself. */
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => BriefSectionsInput) sections?: BriefSectionsInput;
+  @Optional() @IsObject() @ValidateNested() @Type(() => BriefSectionsInput) sections?: BriefSectionsInput;
   /** The client's position in its event stream: a save repeating the last (session, cursor) is a retry. */
-  @IsOptional() @IsString() @MaxLength(200) event_cursor?: string;
+  @Optional() @IsString() @MaxLength(200) event_cursor?: string;
   /** Compare-and-set: applied only when the brief is at this revision (0: it does not exist yet). */
-  @IsOptional() @IsInt() @Min(0) if_revision?: number;
+  @Optional() @IsInt() @Min(0) @Max(Limits.maxUInt32) if_revision?: number;
   /** false: never call a model for the events. */
-  @IsOptional() @IsBoolean() use_llm?: boolean;
+  @Optional() @IsBoolean() use_llm?: boolean;
 
   static readonly example: BriefSaveRequest = Object.assign(new BriefSaveRequest(), {
     project: 'billing',
@@ -101,12 +102,12 @@ export interface BriefSaveResponse {
 }
 
 export class BriefGetRequest extends AgentScopedRequest {
-  @IsOptional() @IsString() @Matches(STORED_BRIEF_KEY_PATTERN, { message: 'brief_key is not a valid key' }) brief_key?: string;
-  @IsOptional() @IdField() from_session?: string;
-  @IsOptional() @IsString() @MaxLength(200) project?: string;
-  @IsOptional() @IsInt() @Min(1) revision?: number;
+  @Optional() @IsString() @Matches(STORED_BRIEF_KEY_PATTERN, { message: 'brief_key is not a valid key' }) brief_key?: string;
+  @Optional() @IdField() from_session?: string;
+  @Optional() @IsString() @MaxLength(200) project?: string;
+  @Optional() @IsInt() @Min(1) @Max(Limits.maxUInt32) revision?: number;
   /** Also the client's own last compaction summary, verbatim, below the brief. */
-  @IsOptional() @IsBoolean() full?: boolean;
+  @Optional() @IsBoolean() full?: boolean;
 
   static readonly example: BriefGetRequest = Object.assign(new BriefGetRequest(), { brief_key: 'auto/billing/ledger-move' });
 }
@@ -131,8 +132,8 @@ export interface BriefGetResponse {
 }
 
 export class BriefListRequest extends AgentScopedRequest {
-  @IsOptional() @IsBoolean() mine_only?: boolean;
-  @IsOptional() @IsInt() @Min(1) @Max(200) limit?: number;
+  @Optional() @IsBoolean() mine_only?: boolean;
+  @Optional() @IsInt() @Min(1) @Max(200) limit?: number;
 
   static readonly example: BriefListRequest = Object.assign(new BriefListRequest(), { mine_only: true });
 }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { AgentScopedRequest, IdField } from '../common.dto';
+import { IsInt, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { AgentScopedRequest, IdField, Optional } from '../common.dto';
 import { Limits } from '../limits';
 import type { SearchHit } from '../conversations/conversation.dto';
 import type { MemoryHit, RecallHit } from '../memory/memory.dto';
@@ -13,13 +13,13 @@ import type { ObservationView } from '../observe/observe.dto';
 export class ContextPackRequest extends AgentScopedRequest {
   @IsString() @MinLength(1) @MaxLength(Limits.maxQueryChars) query!: string;
   /** Only this user's facts and evidence. */
-  @IsOptional() @IdField() user_id?: string;
+  @Optional() @IdField() user_id?: string;
   /** The session: its thread's turns are searched too (the conversation section needs it). */
-  @IsOptional() @IdField() session_id?: string;
+  @Optional() @IdField() session_id?: string;
   /** Hits per section (default 8). */
-  @IsOptional() @IsInt() @Min(1) @Max(50) limit?: number;
+  @Optional() @IsInt() @Min(1) @Max(50) limit?: number;
   /** Most characters of `pack` (default 8,000). */
-  @IsOptional() @IsInt() @Min(500) @Max(100_000) max_chars?: number;
+  @Optional() @IsInt() @Min(500) @Max(100_000) max_chars?: number;
 
   static readonly example: ContextPackRequest = Object.assign(new ContextPackRequest(), { query: 'resume the billing migration', user_id: 'u1', session_id: 'thread-42' });
 }

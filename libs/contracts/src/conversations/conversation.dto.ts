@@ -3,7 +3,6 @@ import {
   IsIn,
   IsInt,
   IsObject,
-  IsOptional,
   IsString,
   Matches,
   Max,
@@ -11,7 +10,7 @@ import {
   Min,
   MinLength,
 } from 'class-validator';
-import { AgentScopedRequest, IdField, NAMESPACE_PATTERN, NamespacedRequest } from '../common.dto';
+import { AgentScopedRequest, IdField, NAMESPACE_PATTERN, NamespacedRequest, JsonObjectField, Optional } from '../common.dto';
 import type { ErrorCode, FieldError } from '../errors';
 import { Defaults, Limits } from '../limits';
 
@@ -34,12 +33,13 @@ export class AppendTurnRequest extends AgentScopedRequest {
   @IsIn(TurnRoles, { message: `role must be one of ${TurnRoles.join(', ')}` }) role!: TurnRole;
   /** Up to 1 MiB; larger content is refused with 413 before validation. */
   @IsString() content!: string;
-  @IsOptional() @IdField() msg_id?: string;
-  @IsOptional() @IsString() reasoning?: string;
-  @IsOptional() @IdField() user_id?: string;
-  @IsOptional() @IdField() run_id?: string;
-  @IsOptional() @IsObject() metadata?: JsonObject;
-  @IsOptional() @IsInt() @Min(0) tokens?: number;
+  @Optional() @IdField() msg_id?: string;
+  @Optional() @IsString() reasoning?: string;
+  @Optional() @IdField() user_id?: string;
+  @Optional() @IdField() run_id?: string;
+  @Optional() @JsonObjectField() metadata?: JsonObject;
+  /** Stored as UInt32. */
+  @Optional() @IsInt() @Min(0) @Max(Limits.maxUInt32) tokens?: number;
 
   static readonly example: AppendTurnRequest = Object.assign(new AppendTurnRequest(), {
     namespace: 'acme',
@@ -65,10 +65,10 @@ export interface AppendTurnResponse {
 
 export class CreateThreadRequest extends AgentScopedRequest {
   /** Generated when omitted. */
-  @IsOptional() @IdField() thread_id?: string;
-  @IsOptional() @IsString() @MaxLength(500) title?: string;
-  @IsOptional() @IsObject() metadata?: JsonObject;
-  @IsOptional() @IdField() run_id?: string;
+  @Optional() @IdField() thread_id?: string;
+  @Optional() @IsString() @MaxLength(500) title?: string;
+  @Optional() @JsonObjectField() metadata?: JsonObject;
+  @Optional() @IdField() run_id?: string;
 
   static readonly example: CreateThreadRequest = Object.assign(new CreateThreadRequest(), {
     thread_id: 'thread-42',
@@ -84,10 +84,10 @@ export interface CreateThreadResponse {
 
 export class UpdateThreadRequest extends AgentScopedRequest {
   @IdField() thread_id!: string;
-  @IsOptional() @IsString() @MaxLength(500) title?: string;
+  @Optional() @IsString() @MaxLength(500) title?: string;
   /** Replaces the thread's metadata as a whole (and with it any `title_refused` mark). */
-  @IsOptional() @IsObject() metadata?: JsonObject;
-  @IsOptional() @IsString() @MaxLength(Limits.maxIdLength) run_id?: string;
+  @Optional() @JsonObjectField() metadata?: JsonObject;
+  @Optional() @IsString() @MaxLength(Limits.maxIdLength) run_id?: string;
 
   static readonly example: UpdateThreadRequest = Object.assign(new UpdateThreadRequest(), {
     thread_id: 'thread-42',
@@ -99,10 +99,10 @@ export class UpdateThreadRequest extends AgentScopedRequest {
 
 export class GetThreadRequest extends AgentScopedRequest {
   @IdField() thread_id!: string;
-  @IsOptional() @IsBoolean() include_messages?: boolean;
-  @IsOptional() @IsIn(SortOrders) order?: SortOrder;
-  @IsOptional() @IsInt() @Min(1) @Max(Limits.maxPageSize) limit?: number;
-  @IsOptional() @IsString() @MaxLength(1024) cursor?: string;
+  @Optional() @IsBoolean() include_messages?: boolean;
+  @Optional() @IsIn(SortOrders) order?: SortOrder;
+  @Optional() @IsInt() @Min(1) @Max(Limits.maxPageSize) limit?: number;
+  @Optional() @IsString() @MaxLength(1024) cursor?: string;
 
   static readonly example: GetThreadRequest = Object.assign(new GetThreadRequest(), {
     thread_id: 'thread-42',
@@ -114,10 +114,10 @@ export class GetThreadRequest extends AgentScopedRequest {
 
 export class ListTurnsRequest extends AgentScopedRequest {
   @IdField() thread_id!: string;
-  @IsOptional() @IdField() run_id?: string;
-  @IsOptional() @IsIn(SortOrders) order?: SortOrder;
-  @IsOptional() @IsInt() @Min(1) @Max(Limits.maxPageSize) limit?: number;
-  @IsOptional() @IsString() @MaxLength(1024) cursor?: string;
+  @Optional() @IdField() run_id?: string;
+  @Optional() @IsIn(SortOrders) order?: SortOrder;
+  @Optional() @IsInt() @Min(1) @Max(Limits.maxPageSize) limit?: number;
+  @Optional() @IsString() @MaxLength(1024) cursor?: string;
 
   static readonly example: ListTurnsRequest = Object.assign(new ListTurnsRequest(), {
     thread_id: 'thread-42',
@@ -127,9 +127,9 @@ export class ListTurnsRequest extends AgentScopedRequest {
 }
 
 export class ListThreadsRequest extends AgentScopedRequest {
-  @IsOptional() @IsInt() @Min(1) @Max(3650) window_days?: number;
-  @IsOptional() @IsInt() @Min(1) @Max(Limits.maxPageSize) limit?: number;
-  @IsOptional() @IsInt() @Min(0) @Max(Limits.maxThreadsOffset) offset?: number;
+  @Optional() @IsInt() @Min(1) @Max(3650) window_days?: number;
+  @Optional() @IsInt() @Min(1) @Max(Limits.maxPageSize) limit?: number;
+  @Optional() @IsInt() @Min(0) @Max(Limits.maxThreadsOffset) offset?: number;
 
   static readonly example: ListThreadsRequest = Object.assign(new ListThreadsRequest(), {
     window_days: Defaults.threadsWindowDays,
@@ -197,9 +197,9 @@ export interface ListThreadsResponse {
 export class CompactThreadRequest extends AgentScopedRequest {
   @IdField() thread_id!: string;
   /** The newest turns never summarised (default 10). */
-  @IsOptional() @IsInt() @Min(0) @Max(10_000) keep_recent?: number;
+  @Optional() @IsInt() @Min(0) @Max(10_000) keep_recent?: number;
   /** Fewer new turns than this in the window: nothing is done (default 4). */
-  @IsOptional() @IsInt() @Min(1) @Max(10_000) min_to_compact?: number;
+  @Optional() @IsInt() @Min(1) @Max(10_000) min_to_compact?: number;
 
   static readonly example: CompactThreadRequest = Object.assign(new CompactThreadRequest(), {
     thread_id: 'thread-42',
@@ -262,13 +262,13 @@ export interface DeleteThreadResponse {
 
 export class SearchTurnsRequest extends AgentScopedRequest {
   @IsString() @MinLength(1) @MaxLength(Limits.maxQueryChars) query!: string;
-  @IsOptional() @IdField() thread_id?: string;
-  @IsOptional() @IdField() run_id?: string;
-  @IsOptional() @IsIn(SearchableRoles, { message: `role must be one of ${SearchableRoles.join(', ')}` })
+  @Optional() @IdField() thread_id?: string;
+  @Optional() @IdField() run_id?: string;
+  @Optional() @IsIn(SearchableRoles, { message: `role must be one of ${SearchableRoles.join(', ')}` })
   role?: SearchableRole;
-  @IsOptional() @IsInt() @Min(1) @Max(100) limit?: number;
+  @Optional() @IsInt() @Min(1) @Max(100) limit?: number;
   /** `all_mine` (default) spans every namespace the token can read; `namespace` only the one named. */
-  @IsOptional() @IsIn(NamespaceScopes) namespace_scope?: NamespaceScope;
+  @Optional() @IsIn(NamespaceScopes) namespace_scope?: NamespaceScope;
 
   static readonly example: SearchTurnsRequest = Object.assign(new SearchTurnsRequest(), {
     query: 'which ledger do invoices use',

@@ -1,12 +1,12 @@
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { AgentScopedRequest, IdField } from '../common.dto';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsNumber, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { AgentScopedRequest, IdField, Optional } from '../common.dto';
 import { Limits } from '../limits';
 import { TurnRoles, type TurnRole } from './conversation.dto';
 
 /** The saved-message ops act for one user: the body's `user_id`, or the user a token is pinned to. */
 class UserScopedRequest extends AgentScopedRequest {
   /** Required unless the token is pinned to one user (`--read-user-id`), which it then must equal. */
-  @IsOptional() @IdField() user_id?: string;
+  @Optional() @IdField() user_id?: string;
 }
 
 // ---- conversation.save_message ----------------------------------------------------------
@@ -17,10 +17,10 @@ export class SaveMessageRequest extends UserScopedRequest {
   /** The message's `msg_id` in that thread. */
   @IdField() message_id!: string;
   /** For a message the transcript does not hold yet: its role and text. */
-  @IsOptional() @IsIn(TurnRoles, { message: `role must be one of ${TurnRoles.join(', ')}` }) role?: TurnRole;
+  @Optional() @IsIn(TurnRoles, { message: `role must be one of ${TurnRoles.join(', ')}` }) role?: TurnRole;
   /** Up to 1 MiB, like an append. */
-  @IsOptional() @IsString() content?: string;
-  @IsOptional() @IdField() run_id?: string;
+  @Optional() @IsString() content?: string;
+  @Optional() @IdField() run_id?: string;
 
   static readonly example: SaveMessageRequest = Object.assign(new SaveMessageRequest(), {
     user_id: 'u1',
@@ -76,11 +76,11 @@ export type SavedSearchMode = (typeof SavedSearchModes)[number];
 
 export class SearchSavedMessagesRequest extends UserScopedRequest {
   @IsString() @MinLength(1) @MaxLength(Limits.maxQueryChars) query!: string;
-  @IsOptional() @IsIn(SavedSearchModes, { message: `search_mode must be one of ${SavedSearchModes.join(', ')}` }) search_mode?: SavedSearchMode;
+  @Optional() @IsIn(SavedSearchModes, { message: `search_mode must be one of ${SavedSearchModes.join(', ')}` }) search_mode?: SavedSearchMode;
   /** The BM25 leg's share in hybrid mode, 0-1 (default 0.5). */
-  @IsOptional() @IsNumber() @Min(0) @Max(1) lexical_weight?: number;
-  @IsOptional() @IdField() conversation_id?: string;
-  @IsOptional() @IsInt() @Min(1) @Max(100) limit?: number;
+  @Optional() @IsNumber() @Min(0) @Max(1) lexical_weight?: number;
+  @Optional() @IdField() conversation_id?: string;
+  @Optional() @IsInt() @Min(1) @Max(100) limit?: number;
 
   static readonly example: SearchSavedMessagesRequest = Object.assign(new SearchSavedMessagesRequest(), {
     user_id: 'u1',
@@ -106,10 +106,10 @@ export interface SearchSavedMessagesResponse {
 // ---- conversation.list_saved_messages ---------------------------------------------------
 
 export class ListSavedMessagesRequest extends UserScopedRequest {
-  @IsOptional() @IdField() conversation_id?: string;
-  /** Default 50; larger values are clamped to 200. */
-  @IsOptional() @IsInt() @Min(1) limit?: number;
-  @IsOptional() @IsString() @MaxLength(1024) cursor?: string;
+  @Optional() @IdField() conversation_id?: string;
+  /** Default 50, at most 200. */
+  @Optional() @IsInt() @Min(1) @Max(Limits.maxPageSize) limit?: number;
+  @Optional() @IsString() @MaxLength(1024) cursor?: string;
 
   static readonly example: ListSavedMessagesRequest = Object.assign(new ListSavedMessagesRequest(), { user_id: 'u1', limit: 20 });
 }

@@ -1,20 +1,20 @@
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { IdField, NAMESPACE_PATTERN, NamespacedRequest } from '../common.dto';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IdField, NAMESPACE_PATTERN, NamespacedRequest, Optional } from '../common.dto';
 import type { TurnRole } from '../conversations/conversation.dto';
 
 /** Erase one person's data (user_id) in the caller's namespaces, or whole namespaces (namespace_list). */
 export class ErasureRequest extends NamespacedRequest {
-  @IsOptional() @IdField() user_id?: string;
-  @IsOptional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @IsString({ each: true }) @Matches(NAMESPACE_PATTERN, { each: true, message: 'namespace_list holds namespace names' })
+  @Optional() @IdField() user_id?: string;
+  @Optional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @IsString({ each: true }) @Matches(NAMESPACE_PATTERN, { each: true, message: 'namespace_list holds namespace names' })
   namespace_list?: string[];
   /** With namespace_list only: remove the rows from disk instead of tombstoning them. */
-  @IsOptional() @IsBoolean() purge?: boolean;
+  @Optional() @IsBoolean() purge?: boolean;
   /**
    * true (the default): answer when the erasure is done. false: answer `pending` once the
    * request is stored, and let `erasure.status` tell when it is done. Either way the request is
    * stored first, so a crash part-way does not lose it: any replica finishes it.
    */
-  @IsOptional() @IsBoolean() wait?: boolean;
+  @Optional() @IsBoolean() wait?: boolean;
 
   static readonly example: ErasureRequest = Object.assign(new ErasureRequest(), { user_id: 'u1' });
 }
@@ -57,11 +57,11 @@ export class ErasureStatusRequest extends NamespacedRequest {
 
 export class ErasureExportRequest extends NamespacedRequest {
   /** One person's turns in the caller's namespaces; without it, every turn of the namespace. */
-  @IsOptional() @IdField() user_id?: string;
+  @Optional() @IdField() user_id?: string;
   /** Tombstoned turns are included unless this is false. */
-  @IsOptional() @IsBoolean() include_tombstoned?: boolean;
-  @IsOptional() @IsInt() @Min(1) @Max(1_000) limit?: number;
-  @IsOptional() @IsString() @MaxLength(2_048) cursor?: string;
+  @Optional() @IsBoolean() include_tombstoned?: boolean;
+  @Optional() @IsInt() @Min(1) @Max(1_000) limit?: number;
+  @Optional() @IsString() @MaxLength(2_048) cursor?: string;
 
   static readonly example: ErasureExportRequest = Object.assign(new ErasureExportRequest(), { user_id: 'u1' });
 }

@@ -1,8 +1,8 @@
 // @Type (nested validation) reads design-time metadata.
 import 'reflect-metadata';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
-import { NamespacedRequest, IdField } from '../common.dto';
+import { NamespacedRequest, IdField, IsoTime, Optional } from '../common.dto';
 import { Limits } from '../limits';
 import { TurnRoles, type TurnRole } from '../conversations/conversation.dto';
 
@@ -11,7 +11,7 @@ import { TurnRoles, type TurnRole } from '../conversations/conversation.dto';
 
 export class SetMemoryRequest extends NamespacedRequest {
   @IsString() @MinLength(1) @MaxLength(8_192) text!: string;
-  @IsOptional() @IdField() user_id?: string;
+  @Optional() @IdField() user_id?: string;
 
   static readonly example: SetMemoryRequest = Object.assign(new SetMemoryRequest(), { text: 'Invoices live in ledger_v2.', user_id: 'u1' });
 }
@@ -29,11 +29,11 @@ export class MessageInput {
 
 export class SetFromMessagesRequest extends NamespacedRequest {
   @IsArray() @ArrayMinSize(1) @ArrayMaxSize(4_000) @ValidateNested({ each: true }) @Type(() => MessageInput) messages!: MessageInput[];
-  @IsOptional() @IdField() user_id?: string;
+  @Optional() @IdField() user_id?: string;
   /** The client's session (a Claude Code session id): kept with the evidence. */
-  @IsOptional() @IdField() session_id?: string;
+  @Optional() @IdField() session_id?: string;
   /** Answer at once and extract in the background (the plugins at session end). */
-  @IsOptional() @IsBoolean() defer?: boolean;
+  @Optional() @IsBoolean() defer?: boolean;
 
   static readonly example: SetFromMessagesRequest = Object.assign(new SetFromMessagesRequest(), {
     messages: [Object.assign(new MessageInput(), { role: 'user', content: 'We moved invoices to ledger_v2.' })],
@@ -75,8 +75,8 @@ export interface ExtractionStatusResponse {
 
 export class SearchMemoryRequest extends NamespacedRequest {
   @IsString() @MinLength(1) @MaxLength(Limits.maxQueryChars) query!: string;
-  @IsOptional() @IdField() user_id?: string;
-  @IsOptional() @IsInt() @Min(1) @Max(100) limit?: number;
+  @Optional() @IdField() user_id?: string;
+  @Optional() @IsInt() @Min(1) @Max(100) limit?: number;
 
   static readonly example: SearchMemoryRequest = Object.assign(new SearchMemoryRequest(), { query: 'where do invoices live' });
 }
@@ -94,12 +94,12 @@ export interface SearchMemoryResponse {
 
 export class RecallRequest extends NamespacedRequest {
   /** Words to find (lexical, BM25); without it, the newest evidence in the window. */
-  @IsOptional() @IsString() @MaxLength(Limits.maxQueryChars) query?: string;
+  @Optional() @IsString() @MaxLength(Limits.maxQueryChars) query?: string;
   /** ISO 8601 bounds of the time window. */
-  @IsOptional() @IsString() @MaxLength(40) since?: string;
-  @IsOptional() @IsString() @MaxLength(40) until?: string;
-  @IsOptional() @IdField() user_id?: string;
-  @IsOptional() @IsInt() @Min(1) @Max(200) limit?: number;
+  @Optional() @IsoTime() since?: string;
+  @Optional() @IsoTime() until?: string;
+  @Optional() @IdField() user_id?: string;
+  @Optional() @IsInt() @Min(1) @Max(200) limit?: number;
 
   static readonly example: RecallRequest = Object.assign(new RecallRequest(), { query: 'ledger_v2' });
 }

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
-import { AgentScopedRequest, IdField } from '../common.dto';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { AgentScopedRequest, IdField, IsoTime, Optional } from '../common.dto';
 
 export const ObservationOutcomes = ['ok', 'error', 'unknown'] as const;
 export type ObservationOutcome = (typeof ObservationOutcomes)[number];
@@ -17,9 +17,9 @@ export class ObservationInput {
   @IsString() @MinLength(1) @MaxLength(100) tool!: string;
   @IsString() @MinLength(1) @MaxLength(1_000) summary!: string;
   /** The file the action touched, when it names one. */
-  @IsOptional() @IsString() @MaxLength(1_024) path?: string;
-  @IsOptional() @IsIn(ObservationOutcomes, { message: `outcome must be one of ${ObservationOutcomes.join(', ')}` }) outcome?: ObservationOutcome;
-  @IsOptional() @IsISO8601() ts?: string;
+  @Optional() @IsString() @MaxLength(1_024) path?: string;
+  @Optional() @IsIn(ObservationOutcomes, { message: `outcome must be one of ${ObservationOutcomes.join(', ')}` }) outcome?: ObservationOutcome;
+  @Optional() @IsoTime() ts?: string;
 }
 
 export class ObserveRecordRequest extends AgentScopedRequest {
@@ -30,7 +30,7 @@ export class ObserveRecordRequest extends AgentScopedRequest {
   @ValidateNested({ each: true })
   @Type(() => ObservationInput)
   observations!: ObservationInput[];
-  @IsOptional() @IdField() user_id?: string;
+  @Optional() @IdField() user_id?: string;
 
   static readonly example: ObserveRecordRequest = Object.assign(new ObserveRecordRequest(), {
     session_id: 'sess-1',
@@ -47,12 +47,12 @@ export interface ObserveRecordResponse {
 }
 
 export class ObserveListRequest extends AgentScopedRequest {
-  @IsOptional() @IdField() session_id?: string;
-  @IsOptional() @IdField() user_id?: string;
+  @Optional() @IdField() session_id?: string;
+  @Optional() @IdField() user_id?: string;
   /** Only actions that failed (`error`) or succeeded (`ok`). */
-  @IsOptional() @IsIn(ObservationOutcomes, { message: `outcome must be one of ${ObservationOutcomes.join(', ')}` }) outcome?: ObservationOutcome;
-  @IsOptional() @IsISO8601() since?: string;
-  @IsOptional() @IsInt() @Min(1) @Max(1_000) limit?: number;
+  @Optional() @IsIn(ObservationOutcomes, { message: `outcome must be one of ${ObservationOutcomes.join(', ')}` }) outcome?: ObservationOutcome;
+  @Optional() @IsoTime() since?: string;
+  @Optional() @IsInt() @Min(1) @Max(1_000) limit?: number;
 
   static readonly example: ObserveListRequest = Object.assign(new ObserveListRequest(), { session_id: 'sess-1', limit: 50 });
 }
@@ -77,9 +77,9 @@ export interface ObserveListResponse {
 
 export class ObserveCrystallizeRequest extends AgentScopedRequest {
   @IdField() session_id!: string;
-  @IsOptional() @IdField() user_id?: string;
+  @Optional() @IdField() user_id?: string;
   /** Answer at once and extract in the background (as memory.set_from_messages defer). */
-  @IsOptional() @IsBoolean() defer?: boolean;
+  @Optional() @IsBoolean() defer?: boolean;
 
   static readonly example: ObserveCrystallizeRequest = Object.assign(new ObserveCrystallizeRequest(), { session_id: 'sess-1', defer: true });
 }

@@ -1,5 +1,5 @@
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-import { NamespacedRequest } from '../common.dto';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { NamespacedRequest, Optional } from '../common.dto';
 
 /** A quarantined row's id: 32 hex characters (derived from its table and its row). */
 const QUARANTINE_ID = /^[0-9a-f]{32}$/;
@@ -9,9 +9,9 @@ const QUARANTINE_ID = /^[0-9a-f]{32}$/;
  * the rows written with them were stored. Deployment-wide: an every-namespace admin token.
  */
 export class QuarantineListRequest extends NamespacedRequest {
-  @IsOptional() @IsInt() @Min(1) @Max(1000) limit?: number;
+  @Optional() @IsInt() @Min(1) @Max(1000) limit?: number;
   /** Include each row as JSON text (it holds the turn's text). */
-  @IsOptional() @IsBoolean() include_rows?: boolean;
+  @Optional() @IsBoolean() include_rows?: boolean;
 
   static readonly example: QuarantineListRequest = Object.assign(new QuarantineListRequest(), { limit: 100 });
 }

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsISO8601, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
-import { AgentScopedRequest, IdField } from '../common.dto';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { AgentScopedRequest, IdField, IsoTime, Optional } from '../common.dto';
 
 export const RunStatuses = ['running', 'succeeded', 'failed', 'abandoned', 'ended', 'idle_closed'] as const;
 export type RunStatus = (typeof RunStatuses)[number];
@@ -16,7 +16,7 @@ export type RunSource = (typeof RunSources)[number];
 export class RunBeginRequest extends AgentScopedRequest {
   @IsString() @MinLength(1) @MaxLength(4_000) goal!: string;
   /** The client's own id for the run; generated when absent. */
-  @IsOptional() @IdField() run_id?: string;
+  @Optional() @IdField() run_id?: string;
 
   static readonly example: RunBeginRequest = Object.assign(new RunBeginRequest(), { goal: 'Move invoices to the new ledger' });
 }
@@ -24,11 +24,11 @@ export class RunBeginRequest extends AgentScopedRequest {
 export class RunCompleteRequest extends AgentScopedRequest {
   @IdField() run_id!: string;
   @IsIn(CompletedRunStatuses, { message: `status must be one of ${CompletedRunStatuses.join(', ')}` }) status!: (typeof CompletedRunStatuses)[number];
-  @IsOptional() @IsString() @MaxLength(8_000) outcome?: string;
+  @Optional() @IsString() @MaxLength(8_000) outcome?: string;
   /** The memories the agent relied on (memory ids). */
-  @IsOptional() @IsArray() @ArrayMaxSize(500) @IsString({ each: true }) memories_used?: string[];
+  @Optional() @IsArray() @ArrayMaxSize(500) @IsString({ each: true }) memories_used?: string[];
   /** What the agent wrote: files, PRs, memories, briefs (free-form references). */
-  @IsOptional() @IsArray() @ArrayMaxSize(500) @IsString({ each: true }) wrote?: string[];
+  @Optional() @IsArray() @ArrayMaxSize(500) @IsString({ each: true }) wrote?: string[];
 
   static readonly example: RunCompleteRequest = Object.assign(new RunCompleteRequest(), { run_id: 'run_1', status: 'succeeded', outcome: 'Export job moved', wrote: ['apps/billing/export.ts'] });
 }
@@ -72,15 +72,15 @@ export class UsageReport {
   @IdField() usage_id!: string;
   @IsString() @MinLength(1) @MaxLength(200) model!: string;
   /** When the call was made (ISO 8601); the report's arrival when absent. */
-  @IsOptional() @IsISO8601() ts?: string;
+  @Optional() @IsoTime() ts?: string;
   /** Input tokens read from neither cache. */
   @IsInt() @Min(0) @Max(MAX_TOKENS) input_tokens!: number;
   @IsInt() @Min(0) @Max(MAX_TOKENS) output_tokens!: number;
   /** Input tokens written to the 5-minute prompt cache. */
-  @IsOptional() @IsInt() @Min(0) @Max(MAX_TOKENS) cache_write_tokens?: number;
+  @Optional() @IsInt() @Min(0) @Max(MAX_TOKENS) cache_write_tokens?: number;
   /** Input tokens written to the 1-hour prompt cache (priced higher). */
-  @IsOptional() @IsInt() @Min(0) @Max(MAX_TOKENS) cache_write_1h_tokens?: number;
-  @IsOptional() @IsInt() @Min(0) @Max(MAX_TOKENS) cache_read_tokens?: number;
+  @Optional() @IsInt() @Min(0) @Max(MAX_TOKENS) cache_write_1h_tokens?: number;
+  @Optional() @IsInt() @Min(0) @Max(MAX_TOKENS) cache_read_tokens?: number;
 }
 
 export class RunReportUsageRequest extends AgentScopedRequest {
@@ -92,7 +92,7 @@ export class RunReportUsageRequest extends AgentScopedRequest {
   @Type(() => UsageReport)
   reports!: UsageReport[];
   /** Begins the run (source `capture`) with this goal when it does not exist yet; without it an unknown run is a 404. */
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(4_000) goal?: string;
+  @Optional() @IsString() @MinLength(1) @MaxLength(4_000) goal?: string;
 
   static readonly example: RunReportUsageRequest = Object.assign(new RunReportUsageRequest(), {
     run_id: 'run_1',
@@ -110,11 +110,11 @@ export interface RunReportUsageResponse {
 }
 
 export class RunListRequest extends AgentScopedRequest {
-  @IsOptional() @IsIn(RunStatuses, { message: `status must be one of ${RunStatuses.join(', ')}` }) status?: RunStatus;
+  @Optional() @IsIn(RunStatuses, { message: `status must be one of ${RunStatuses.join(', ')}` }) status?: RunStatus;
   /** Only runs begun at or after this instant (ISO 8601). */
-  @IsOptional() @IsISO8601() since?: string;
-  @IsOptional() @IsInt() @Min(1) @Max(200) limit?: number;
-  @IsOptional() @IsInt() @Min(0) @Max(100_000) offset?: number;
+  @Optional() @IsoTime() since?: string;
+  @Optional() @IsInt() @Min(1) @Max(200) limit?: number;
+  @Optional() @IsInt() @Min(0) @Max(100_000) offset?: number;
 
   static readonly example: RunListRequest = Object.assign(new RunListRequest(), { agent: '*', limit: 20 });
 }

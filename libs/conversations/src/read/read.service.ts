@@ -41,20 +41,19 @@ export class ReadService {
 
   async list(namespace: string, agent: string, input: Pick<ListTurnsRequest, 'thread_id' | 'run_id' | 'order' | 'limit' | 'cursor'>): Promise<ListTurnsResponse> {
     const limit = input.limit ?? Defaults.pageSize;
-    const rows = await this.turns.page({
+    const page = await this.turns.page({
       namespace,
       threadId: input.thread_id,
       agent,
       runId: input.run_id,
       order: input.order ?? 'asc',
-      limit: limit + 1,
+      limit,
+      budgetBytes: Limits.pageBudgetBytes,
       after: input.cursor ? decodeCursor(input.cursor) : undefined,
     });
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
     return {
-      messages: page.map(toTurnView),
-      next_cursor: rows.length > limit && last ? encodeCursor({ ts: last.ts, agent: last.agent, msg_id: last.msg_id }) : null,
+      messages: page.rows.map(toTurnView),
+      next_cursor: page.more && page.last ? encodeCursor(page.last) : null,
     };
   }
 

@@ -1,6 +1,7 @@
 import type { Storage } from '@loom/clickhouse';
 import { ALL_AGENTS, type SortOrder } from '@loom/contracts';
 import type { TurnCursor } from '../cursor';
+import { takeWithinBudget } from '../page-budget';
 import { turnKey, type TranscriptRow } from '../rows';
 
 export interface ThreadStats {
@@ -24,6 +25,13 @@ const TURN_COLUMNS = 'thread_id, msg_id, agent, role, content, reasoning, user_i
 export class TurnsRepository {
   constructor(private readonly storage: Storage) {}
 
+  /**
+   * One page of a thread's live turns in (ts, agent, msg_id) order: at most `limit` turns and
+   * at most `budgetBytes` of content and reasoning (always at least one turn). Two reads, so
+   * the gateway never holds more text than the budget: the candidates' keys and sizes first
+   * (no text), then the text of the contiguous run that fits. `more` tells whether turns
+   * remain past the page.
+   */
   async page(options: {
     namespace: string;
     threadId: string;
@@ -31,30 +39,52 @@ export class TurnsRepository {
     runId?: string | undefined;
     order: SortOrder;
     limit: number;
+    budgetBytes: number;
     after?: TurnCursor | undefined;
-  }): Promise<TranscriptRow[]> {
+  }): Promise<{ rows: TranscriptRow[]; more: boolean; last: TurnCursor | undefined }> {
     const asc = options.order === 'asc';
     const conditions = ['namespace = {ns:String}', 'thread_id = {thread:String}', 'deleted = 0'];
     if (options.agent !== ALL_AGENTS) conditions.push('agent = {agent:String}');
     if (options.runId !== undefined) conditions.push('run_id = {run:String}');
-    if (options.after) conditions.push(`(ts, agent, msg_id) ${asc ? '>' : '<'} ({cts:DateTime64(6, 'UTC')}, {cagent:String}, {cmsg:String})`);
+    const after = options.after ? [`(ts, agent, msg_id) ${asc ? '>' : '<'} ({cts:DateTime64(6, 'UTC')}, {cagent:String}, {cmsg:String})`] : [];
     const direction = asc ? 'ASC' : 'DESC';
-    return this.storage.query<TranscriptRow>(
+    const order = `ORDER BY ts ${direction}, agent ${direction}, msg_id ${direction}`;
+    const params = {
+      ns: options.namespace,
+      thread: options.threadId,
+      agent: options.agent,
+      run: options.runId ?? '',
+      cts: options.after?.ts ?? '1970-01-01 00:00:00.000000',
+      cagent: options.after?.agent ?? '',
+      cmsg: options.after?.msg_id ?? '',
+    };
+    const candidates = await this.storage.query<TurnCursor & { bytes: string | number }>(
+      `SELECT ts, agent, msg_id, length(content) + length(reasoning) AS bytes
+       FROM ${this.storage.tables.conversations} FINAL
+       WHERE ${[...conditions, ...after].join(' AND ')}
+       ${order}
+       LIMIT {limit:UInt32}`,
+      { ...params, limit: options.limit + 1 },
+    );
+    const taken = takeWithinBudget(candidates.slice(0, options.limit).map((c) => Number(c.bytes)), options.budgetBytes);
+    if (taken === 0) return { rows: [], more: false, last: undefined };
+    const first = candidates[0]!;
+    const last = candidates[taken - 1]!;
+    const [lo, hi] = asc ? [first, last] : [last, first];
+    // The run of keys chosen above, read again with its text; LIMIT holds it to that size even
+    // if a turn landed inside the run meanwhile (the cursor then starts after what was served).
+    const rows = await this.storage.query<TranscriptRow>(
       `SELECT ${TURN_COLUMNS} FROM ${this.storage.tables.conversations} FINAL
        WHERE ${conditions.join(' AND ')}
-       ORDER BY ts ${direction}, agent ${direction}, msg_id ${direction}
-       LIMIT {limit:UInt32}`,
-      {
-        ns: options.namespace,
-        thread: options.threadId,
-        agent: options.agent,
-        run: options.runId ?? '',
-        cts: options.after?.ts ?? '1970-01-01 00:00:00.000000',
-        cagent: options.after?.agent ?? '',
-        cmsg: options.after?.msg_id ?? '',
-        limit: options.limit,
-      },
+         AND (ts, agent, msg_id) >= ({lts:DateTime64(6, 'UTC')}, {lagent:String}, {lmsg:String})
+         AND (ts, agent, msg_id) <= ({hts:DateTime64(6, 'UTC')}, {hagent:String}, {hmsg:String})
+       ${order}
+       LIMIT {taken:UInt32}`,
+      { ...params, lts: lo.ts, lagent: lo.agent, lmsg: lo.msg_id, hts: hi.ts, hagent: hi.agent, hmsg: hi.msg_id, taken },
     );
+    const served = rows[rows.length - 1];
+    const end = served ? { ts: served.ts, agent: served.agent, msg_id: served.msg_id } : { ts: last.ts, agent: last.agent, msg_id: last.msg_id };
+    return { rows, more: candidates.length > taken || rows.length < taken, last: end };
   }
 
   async stats(namespace: string, threadId: string, agent: string): Promise<ThreadStats> {

@@ -1,0 +1,114 @@
+import type { FieldError } from './errors';
+import { Limits } from './limits';
+
+/**
+ * Keys refused anywhere in a request. Each one changes what a plain object means when it is
+ * copied by assignment (class-transformer, spreads, merges) instead of being data, so Loom
+ * refuses them rather than hoping every copy downstream uses defineProperty.
+ */
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * What is wrong with the shape of a parsed JSON value, whatever op it is for: nesting deeper
+ * than `maxDepth`, a string or key that is not well-formed Unicode (a lone UTF-16 surrogate
+ * cannot be stored, hashed or encoded), a forbidden key, or a number no column can hold
+ * exactly (not finite, or an integer past 2^53). Iterative, so a value nested 100,000 deep is
+ * named, not a stack overflow; it stops at the first over-deep branch since nothing inside
+ * it will be looked at.
+ */
+export function inspectJson(value: unknown, maxDepth: number = Limits.maxJsonDepth): FieldError[] {
+  const errors: FieldError[] = [];
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: '', depth: 0 }];
+  while (stack.length > 0 && errors.length < Limits.maxFieldErrors) {
+    const { value: current, path, depth } = stack.pop()!;
+    if (typeof current === 'string') {
+      if (!isWellFormed(current)) errors.push({ field: path || '(body)', message: 'is not well-formed Unicode (a lone UTF-16 surrogate)' });
+      continue;
+    }
+    if (typeof current === 'number') {
+      if (!Number.isFinite(current) || (Number.isInteger(current) && !Number.isSafeInteger(current))) {
+        errors.push({ field: path || '(body)', message: `is out of range (numbers must be finite and integers at most ${Number.MAX_SAFE_INTEGER} in size)` });
+      }
+      continue;
+    }
+    if (current === null || typeof current !== 'object') continue;
+    if (depth >= maxDepth) {
+      errors.push({ field: path || '(body)', message: `is nested deeper than ${maxDepth} levels` });
+      continue;
+    }
+    if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], path: `${path}[${i}]`, depth: depth + 1 });
+      continue;
+    }
+    const keys = Object.keys(current);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i]!;
+      const child = path ? `${path}.${printableKey(key)}` : printableKey(key);
+      if (!isWellFormed(key)) {
+        errors.push({ field: child, message: 'the key is not well-formed Unicode (a lone UTF-16 surrogate)' });
+        continue;
+      }
+      if (FORBIDDEN_KEYS.has(key)) {
+        errors.push({ field: child, message: `the key "${key}" is not allowed (reserved: ${[...FORBIDDEN_KEYS].join(', ')})` });
+        continue;
+      }
+      stack.push({ value: (current as Record<string, unknown>)[key], path: child, depth: depth + 1 });
+    }
+  }
+  return errors;
+}
+
+/** In a `u` regex a surrogate pair is one code point, so \p{Cs} matches only a lone half. */
+const LONE_SURROGATE = /\p{Cs}/u;
+const LONE_SURROGATES = /\p{Cs}/gu;
+
+/** True when the string is well-formed UTF-16: no lone surrogate (String.prototype.isWellFormed, before ES2024). */
+export function isWellFormed(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
+
+/** How deep a value nests (an object or array is one level); stops counting past `cap`. */
+export function jsonDepth(value: unknown, cap: number): number {
+  let deepest = 0;
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: current, depth } = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    const level = depth + 1;
+    if (level > deepest) deepest = level;
+    if (deepest > cap) return deepest;
+    for (const child of Array.isArray(current) ? current : Object.values(current)) stack.push({ value: child, depth: level });
+  }
+  return deepest;
+}
+
+/**
+ * How deep the JSON text nests, read without parsing it (brackets outside strings): lets a
+ * gateway refuse 5,000 nested arrays before anything recursive sees them. Stops past `cap`.
+ */
+export function rawJsonDepth(text: string, cap: number): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+      if (deepest > cap) return deepest;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return deepest;
+}
+
+/** A key as it is named in an error: quoted when it would not read as one path segment. */
+function printableKey(key: string): string {
+  const shown = key.length > 64 ? `${key.slice(0, 64)}…` : key;
+  return /^[A-Za-z0-9_-]+$/.test(shown) ? shown : JSON.stringify(shown.replace(LONE_SURROGATES, '\uFFFD'));
+}
