@@ -1,6 +1,6 @@
 import { scanApiKeys } from './shapes/api-keys';
 import { scanCardNumbers } from './shapes/card-numbers';
-import { scanPasswordAssignments } from './shapes/password-assignments';
+import { scanAttributeAssignments, scanPasswordAssignments } from './shapes/password-assignments';
 import { scanPins } from './shapes/pins';
 import { scanPrivateKeys } from './shapes/private-keys';
 import { scanSsns } from './shapes/ssn';
@@ -14,6 +14,7 @@ const SCANNERS: readonly ShapeScanner[] = [
   scanApiKeys,
   scanPrivateKeys,
   scanPasswordAssignments,
+  scanAttributeAssignments,
   scanUrlCredentials,
   scanCommandCredentials,
   scanCardNumbers,

@@ -1,4 +1,5 @@
 import { ALNUM, BASE32, BASE64, BASE64URL, HEX, UPPER_ALNUM, SeededRandom, grouped, luhnNumber } from './random';
+import { HANDWRITTEN_HIGH } from './handwritten';
 import type { CorpusSample } from './types';
 
 /**
@@ -283,7 +284,7 @@ export function highSamples(seed = 9): CorpusSample[] {
   add('obfuscated_en_dash', `${grouped(luhnNumber(r, '5', 16), [4, 4, 4, 4], '\u2013')}`);
   add('obfuscated_curly_quotes', `\u201Cpassword\u201D: \u201C${password(r)}\u201D`);
   add('obfuscated_line_wrap', `Authorization: token ${p('gh', 'p_')}\n${r.chars(ALNUM, 36)}`);
-  return samples;
+  return [...samples, ...HANDWRITTEN_HIGH];
 }
 
 function gcpServiceAccount(r: SeededRandom): string {

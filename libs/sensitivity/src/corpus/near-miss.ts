@@ -1,4 +1,5 @@
 import { ALNUM, BASE64, HEX, SeededRandom, grouped, luhnNumber, nonLuhnNumber } from './random';
+import { HANDWRITTEN_NEAR_MISSES } from './handwritten';
 import type { CorpusSample } from './types';
 
 /**
@@ -303,5 +304,5 @@ export function nearMissSamples(seed = 9): CorpusSample[] {
   ];
   for (const text of prose) add('prose_mention', text);
 
-  return samples;
+  return [...samples, ...HANDWRITTEN_NEAR_MISSES];
 }

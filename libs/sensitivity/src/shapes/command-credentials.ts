@@ -18,10 +18,14 @@ interface CommandRule {
 
 const RULES: readonly CommandRule[] = [
   // mysql/mysqldump/mysqladmin take the password glued to -p; "-p" alone prompts for it.
-  { pattern: /(?<![\w-])(?:mysql|mysqldump|mysqladmin|mariadb)(?![\w-])[^\n]{0,200}?[ \t]-p(['"]?)([^\s'"-][^\s'"]{0,127})\1(?!\S)/g, group: 2 },
-  { pattern: /(?<![\w-])login(?![\w-])[^\n]{0,200}?[ \t]-p[ \t]{1,4}(['"]?)([^\s'"-][^\s'"]{0,255})\1(?!\S)/g, group: 2 },
+  { pattern: /(?<![\w-])(?:mysql|mysqldump|mysqladmin|mariadb)(?![\w-])[^\n]{0,120}?[ \t]-p(['"]?)([^\s'"-][^\s'"]{0,127})\1(?!\S)/g, group: 2 },
+  { pattern: /(?<![\w-])login(?![\w-])[^\n]{0,120}?[ \t]-p[ \t]{1,4}(['"]?)([^\s'"-][^\s'"]{0,255})\1(?!\S)/g, group: 2 },
   { pattern: /(?<![\w-])sshpass[ \t]{1,4}-p[ \t]{0,4}(['"]?)([^\s'"-][^\s'"]{0,255})\1(?!\S)/g, group: 2 },
-  { pattern: /(?<![\w-])curl(?![\w-])[^\n]{0,300}?[ \t](?:-u|--user)[ \t]{1,4}(['"]?)[^\s:'"]{1,128}:([^\s'"]{1,256})\1(?!\S)/g, group: 2 },
+  { pattern: /(?<![\w-])curl(?![\w-])[^\n]{0,160}?[ \t](?:-u|--user)[ \t]{1,4}(['"]?)[^\s:'"]{1,128}:([^\s'"]{1,256})\1(?!\S)/g, group: 2 },
+  // redis.conf
+  { pattern: /(?<![\w-])(?:requirepass|masterauth)[ \t]{1,8}(['"]?)([^\s'"]{1,255})\1(?!\S)/g, group: 2 },
+  // A signing secret passed to a JWT library as a literal.
+  { pattern: /(?<![\w])jwt\.(?:sign|encode)\([^,()\n]{1,100},[ \t]{0,3}(['"])([^'"\n]{8,256})\1/g, group: 2 },
   { pattern: /(?<![\w-])machine[ \t]+\S{1,255}\s{1,8}login[ \t]+\S{1,255}\s{1,8}password[ \t]+(\S{1,255})/g, group: 1 },
 ];
 

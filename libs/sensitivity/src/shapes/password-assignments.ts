@@ -14,7 +14,7 @@ import { skipBlanks } from './text';
  */
 
 /** Finds candidate keys; `isSecretKeyName` has the final say on the whole identifier. */
-const KEY_CANDIDATE = /pass(?:word|wd|phrase)|pwd|secret|api[_-]?key|token|credential|(?:private|account|access|signing|encryption|master)[_-]?key/gi;
+const KEY_CANDIDATE = /pass(?:word|wd|phrase)?|pwd?|secret|api[_-]?key|token|credential|(?:private|account|access|signing|encryption|master)[_-]?key/gi;
 
 /** A key name ends with one of these as its last word (so `PGPASSWORD` and `clientsecret` count)... */
 const SECRET_WORD_SUFFIXES = [
@@ -30,8 +30,11 @@ const SECRET_WORD_SUFFIXES = [
   'refreshtoken',
   'sessiontoken',
 ];
+/** ...or is one of these words exactly (`pass`, `DB_PASS`, `pw`; but not `bypass` or `compass`)... */
+const SECRET_LAST_WORDS = ['pass', 'pw'];
 /** ...or with one of these word sequences (`api_key`, `x-api-key`, `accessToken`, `SECRET_KEY`). */
 const SECRET_WORD_SEQUENCES: readonly (readonly string[])[] = [
+  ['secret', 'key', 'base'],
   ['api', 'key'],
   ['secret', 'key'],
   ['secret', 'access', 'key'],
@@ -109,13 +112,23 @@ interface Verdicts {
   keyStrength(name: string): KeyStrength;
   isQuotedLiteral(content: string): boolean;
   isUnquotedLiteral(value: string): boolean;
+  isPlaceholder(value: string): boolean;
+  looksLikeCredential(value: string): boolean;
+  looksGenerated(value: string): boolean;
+  namesASecret(value: string): boolean;
+  namesASecretType(value: string): boolean;
 }
 
 function verdictsForOneScan(): Verdicts {
   return {
     keyStrength: memoized(keyStrengthOf),
-    isQuotedLiteral: memoized((content) => !isPlaceholderValue(content)),
+    isQuotedLiteral: memoized(isQuotedLiteral),
     isUnquotedLiteral: memoized(isUnquotedLiteral),
+    isPlaceholder: memoized(isPlaceholderValue),
+    looksLikeCredential: memoized(looksLikeCredential),
+    looksGenerated: memoized(looksGenerated),
+    namesASecret: memoized(namesASecret),
+    namesASecretType: memoized(namesASecretType),
   };
 }
 
@@ -149,10 +162,27 @@ function keyStrengthOf(name: string): KeyStrength {
   const words = lastWordsOf(name, 3);
   const last = words[words.length - 1];
   if (last === undefined) return null;
-  if (SECRET_WORD_SUFFIXES.some((suffix) => last.endsWith(suffix))) return 'strong';
+  if (SECRET_WORD_SUFFIXES.some((suffix) => last.endsWith(suffix)) || SECRET_LAST_WORDS.includes(last)) return 'strong';
   if (SECRET_WORD_SEQUENCES.some((sequence) => endsWithWords(words, sequence))) return 'strong';
   if (WEAK_WORD_SUFFIXES.some((suffix) => last.endsWith(suffix))) return 'weak';
   return WEAK_WORD_SEQUENCES.some((sequence) => endsWithWords(words, sequence)) ? 'weak' : null;
+}
+
+/**
+ * `<add key="SmtpPassword" value="…"/>`, `<property name="password" value="…"/>`: XML and .NET
+ * config name a setting in one attribute and give its value in the next.
+ */
+const ATTRIBUTE_PAIR = /(?<![\w-])(?:key|name)[ \t]{0,3}=[ \t]{0,3}"([A-Za-z0-9_.:-]{1,64})"[ \t]{1,8}value[ \t]{0,3}=[ \t]{0,3}"([^"\n]{1,512})"/g;
+
+export function scanAttributeAssignments(text: string, sink: ShapeSink): boolean {
+  for (const match of text.matchAll(ATTRIBUTE_PAIR)) {
+    const [whole, name = '', value = ''] = match;
+    const strength = keyStrengthOf(name);
+    if (strength === null || isPlaceholderValue(value) || namesASecret(value) || (strength === 'weak' && !looksGenerated(value))) continue;
+    const end = match.index + whole.length - 1;
+    if (!sink({ kind: 'password_assignment', start: end - value.length, end })) return false;
+  }
+  return true;
 }
 
 /** `setPassword`, `withApiKey`, `password`, `.secret(…)`: calls that store a secret, not ones that look one up. */
@@ -248,10 +278,13 @@ function assignmentAfter(text: string, keyStart: number, keyEnd: number): Assign
  * "password was: X". Every quantifier is bounded and the pattern is anchored at the key's end.
  */
 const STATED_VALUE =
-  /^[ 	]{1,3}(?:(?:for|of|on|in)[ 	]{1,3}(?:[\w.@/-]{1,40}[ 	]{1,3}){1,3})?(?:(?:is|was|are)(?:[ 	]{1,3}(?:now|still|set[ 	]{1,3}to|just))?|(?:set|changed|reset)?[ 	]{0,3}to)[ 	]{0,3}:?[ 	]{0,3}/i;
+  /(?:[ \t]{1,3}(?:for|of|on|in)[ \t]{1,3}(?:[\w.@/-]{1,40}[ \t]{1,3}){0,2}[\w.@/-]{1,40}[ \t]{0,3}:|[ \t]{1,3}(?:(?:for|of|on|in)[ \t]{1,3}(?:[\w.@/-]{1,40}[ \t]{1,3}){1,3})?(?:(?:is|was|are)(?:[ \t]{1,3}(?:now|still|set[ \t]{1,3}to|just))?|(?:set|changed|reset)?[ \t]{0,3}to)[ \t]{0,3}:?)[ \t]{0,3}/iy;
 
 function statedValueStart(text: string, afterKey: number): number | undefined {
-  const match = STATED_VALUE.exec(text.slice(afterKey, afterKey + 160));
+  // Sticky: matched exactly at the key's end, without copying the text. Scans are synchronous,
+  // so the shared lastIndex cannot be disturbed between these two lines.
+  STATED_VALUE.lastIndex = afterKey;
+  const match = STATED_VALUE.exec(text);
   return match === null ? undefined : skipMarkdownEmphasis(text, afterKey + match[0].length);
 }
 
@@ -299,8 +332,8 @@ function valueOf(text: string, { valueStart, context }: Assignment, strength: Ke
   const span = quote !== null ? quotedValue(text, valueStart, quote, verdicts) : context === 'call' ? null : unquotedValue(text, valueStart, context, verdicts);
   if (span === null) return null;
   const value = withoutSentencePunctuation(text.slice(span.start, span.end));
-  if (strength === 'weak' && !looksGenerated(value)) return null;
-  if ((context === 'prose' || context === 'call') && (!looksLikeCredential(value) || namesASecret(value))) return null;
+  if (strength === 'weak' && !verdicts.looksGenerated(value)) return null;
+  if ((context === 'prose' || context === 'call') && (!verdicts.looksLikeCredential(value) || verdicts.namesASecret(value))) return null;
   return span;
 }
 
@@ -323,6 +356,19 @@ function quotedValue(text: string, openAt: number, quote: string, verdicts: Verd
   return null;
 }
 
+/**
+ * A quoted value is a literal unless it is a placeholder, a template that interpolates
+ * (`\`CHJS_${guid()}\``), the name of an environment variable holding the secret
+ * (`password: "CLICKHOUSE_PASSWORD"`), or the secret's own name (`password: "password"`).
+ */
+function isQuotedLiteral(content: string): boolean {
+  if (isPlaceholderValue(content) || content.includes('${')) return false;
+  if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(content) && isSecretKeyName(content)) return false;
+  return !QUOTED_SECRET_NAMES.has(content.toLowerCase());
+}
+
+const QUOTED_SECRET_NAMES = new Set(['password', 'passwd', 'token', 'api_key', 'apikey', 'jwt', 'secret_key']);
+
 /** Unquoted values stop at whitespace, at structure, and at a backslash (JSON-escaped "\n"). */
 function endsUnquotedValue(ch: string, context: ValueContext): boolean {
   if (ch === '&') return context === 'tight'; // a query string's next parameter; elsewhere part of the value
@@ -340,9 +386,8 @@ function unquotedValue(text: string, start: number, context: ValueContext, verdi
   // trailing "!" is harmless, leaving the last character of a password visible is not.
   const run = text.slice(start, runEnd);
   const value = withoutSentencePunctuation(run);
-  if (value.length === 0 || isPlaceholderValue(run)) return null; // "sk-..." is judged with its dots
-  if (!fitsContext(text, value, runEnd, context)) return null;
-  if (!verdicts.isUnquotedLiteral(value)) return null;
+  if (value.length === 0 || !verdicts.isUnquotedLiteral(value)) return null;
+  if (verdicts.isPlaceholder(run) || !fitsContext(text, value, runEnd, context, verdicts)) return null; // "sk-..." is judged with its dots
   return { start, end: runEnd };
 }
 
@@ -352,17 +397,17 @@ function withoutSentencePunctuation(value: string): string {
   return value.slice(0, end);
 }
 
-function fitsContext(text: string, value: string, runEnd: number, context: ValueContext): boolean {
+function fitsContext(text: string, value: string, runEnd: number, context: ValueContext, verdicts: Verdicts): boolean {
   switch (context) {
     case 'tight':
       // `connect(user=user, password=pw)`: literal passwords in keyword arguments are quoted.
       return !(/^[A-Za-z_]\w*$/.test(value) && (text[runEnd] === ',' || text[runEnd] === ')'));
     case 'spaced':
       // YAML/ini: the value ends its line, or it looks like a credential with more text after it.
-      if (namesASecretType(value)) return false;
-      return lineEndsAt(text, runEnd) || looksLikeCredential(value);
+      if (verdicts.namesASecretType(value)) return false;
+      return lineEndsAt(text, runEnd) || verdicts.looksLikeCredential(value);
     case 'prose':
-      return !namesASecretType(value);
+      return !verdicts.namesASecretType(value);
     case 'call':
       return true; // judged in valueOf, for quoted and unquoted values alike
     case 'cli':
