@@ -89,4 +89,13 @@ export const HANDWRITTEN_NEAR_MISSES: readonly CorpusSample[] = [
   { kind: 'handwritten_code', text: 'TOKEN_PATTERN = re.compile(r"ghp_[A-Za-z0-9]{36}")' },
   { kind: 'handwritten_code', text: 'uuid: 123e4567-e89b-12d3-a456-426614174000\nsha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' },
   { kind: 'handwritten_code', text: 'git clone git@github.com:acme/app.git && cd app && npm ci' },
+  { kind: 'handwritten_log', text: 'tests pass: 42 of 50\nresult: PASS (12 tests)\npass_rate: 0.97' },
+  { kind: 'handwritten_config', text: 'pass: v2.1.0' },
+  { kind: 'handwritten_config', text: 'pass=1' },
+  { kind: 'handwritten_code', text: 'first pass: parse the AST, second pass: emit code' },
+  { kind: 'handwritten_config', text: '<add key="PasswordMinLength" value="12" />\n<add key="ApiKeyHeader" value="X-Api-Key" />' },
+  { kind: 'handwritten_code', text: 'jwt.sign(payload, process.env.JWT_SECRET, { expiresIn: "1h" })' },
+  { kind: 'handwritten_config', text: 'requirepass ${REDIS_PASSWORD}' },
+  { kind: 'handwritten_chat', text: 'the password for user admin: see the vault' },
+  { kind: 'handwritten_chat', text: 'the key for the door: 4411' },
 ];

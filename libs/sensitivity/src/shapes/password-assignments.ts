@@ -30,8 +30,8 @@ const SECRET_WORD_SUFFIXES = [
   'refreshtoken',
   'sessiontoken',
 ];
-/** ...or is one of these words exactly (`pass`, `DB_PASS`, `pw`; but not `bypass` or `compass`)... */
-const SECRET_LAST_WORDS = ['pass', 'pw'];
+/** Loose names, as their last word exactly (`pass`, `DB_PASS`, `pw`; but not `bypass` or `compass`). */
+const LOOSE_LAST_WORDS = ['pass', 'pw'];
 /** ...or with one of these word sequences (`api_key`, `x-api-key`, `accessToken`, `SECRET_KEY`). */
 const SECRET_WORD_SEQUENCES: readonly (readonly string[])[] = [
   ['secret', 'key', 'base'],
@@ -60,7 +60,11 @@ const WEAK_WORD_SEQUENCES: readonly (readonly string[])[] = [
   ['master', 'key'],
 ];
 
-type KeyStrength = 'strong' | 'weak' | null;
+/**
+ * strong: any literal counts; weak (`token`, `*_key`): the value must look generated; loose
+ * (`pass`, `pw`, also a test verdict or a compiler pass): the value must look like a credential.
+ */
+type KeyStrength = 'strong' | 'weak' | 'loose' | null;
 
 const MAX_KEY_LENGTH = 64;
 const MAX_QUOTED_VALUE_LENGTH = 512;
@@ -162,7 +166,8 @@ function keyStrengthOf(name: string): KeyStrength {
   const words = lastWordsOf(name, 3);
   const last = words[words.length - 1];
   if (last === undefined) return null;
-  if (SECRET_WORD_SUFFIXES.some((suffix) => last.endsWith(suffix)) || SECRET_LAST_WORDS.includes(last)) return 'strong';
+  if (SECRET_WORD_SUFFIXES.some((suffix) => last.endsWith(suffix))) return 'strong';
+  if (LOOSE_LAST_WORDS.includes(last)) return 'loose';
   if (SECRET_WORD_SEQUENCES.some((sequence) => endsWithWords(words, sequence))) return 'strong';
   if (WEAK_WORD_SUFFIXES.some((suffix) => last.endsWith(suffix))) return 'weak';
   return WEAK_WORD_SEQUENCES.some((sequence) => endsWithWords(words, sequence)) ? 'weak' : null;
@@ -178,7 +183,8 @@ export function scanAttributeAssignments(text: string, sink: ShapeSink): boolean
   for (const match of text.matchAll(ATTRIBUTE_PAIR)) {
     const [whole, name = '', value = ''] = match;
     const strength = keyStrengthOf(name);
-    if (strength === null || isPlaceholderValue(value) || namesASecret(value) || (strength === 'weak' && !looksGenerated(value))) continue;
+    if (strength === null || isPlaceholderValue(value) || namesASecret(value)) continue;
+    if ((strength === 'weak' && !looksGenerated(value)) || (strength === 'loose' && !looksLikeCredential(value))) continue;
     const end = match.index + whole.length - 1;
     if (!sink({ kind: 'password_assignment', start: end - value.length, end })) return false;
   }
@@ -333,6 +339,7 @@ function valueOf(text: string, { valueStart, context }: Assignment, strength: Ke
   if (span === null) return null;
   const value = withoutSentencePunctuation(text.slice(span.start, span.end));
   if (strength === 'weak' && !verdicts.looksGenerated(value)) return null;
+  if (strength === 'loose' && !verdicts.looksLikeCredential(value)) return null;
   if ((context === 'prose' || context === 'call') && (!verdicts.looksLikeCredential(value) || verdicts.namesASecret(value))) return null;
   return span;
 }
