@@ -1,4 +1,5 @@
-import { highSamples, measureDetector, nearMissSamples } from './corpus';
+import { findHighShapes } from './detector';
+import { bareProviderKeys, highSamples, measureDetector, nearMissSamples } from './corpus';
 
 /**
  * The detector measured on a corpus (issue 9, requirement 4): recall on high shapes and the false
@@ -14,6 +15,12 @@ describe('the secret detector on its corpus', () => {
     expect(measurement.nearMisses).toBeGreaterThanOrEqual(300);
     expect(new Set(highSamples().map((s) => s.kind)).size).toBeGreaterThanOrEqual(60);
     expect(new Set(nearMissSamples().map((s) => s.kind)).size).toBeGreaterThanOrEqual(15);
+  });
+
+  it.each(bareProviderKeys())('CONV-SENS-01 recognises a bare $kind by its format alone, span covering all of it', ({ text }) => {
+    // A webhook URL's span starts at its host: the scheme is not secret.
+    const secret = text.includes('://') ? text.slice(text.indexOf('://') + 3) : text;
+    expect(findHighShapes(text).filter((s) => s.kind === 'api_key').map((s) => text.slice(s.start, s.end))).toContain(secret);
   });
 
   it('is deterministic: the same seed gives the same corpus', () => {

@@ -53,7 +53,19 @@ const KEY_FORMATS: readonly KeyFormat[] = [
   { kind: 'telegram_bot_token', env: 'TELEGRAM_BOT_TOKEN', make: (r) => p(r.chars('123456789', 10), ':A', 'A', r.chars(BASE64URL, 33)) },
   { kind: 'discord_webhook', env: 'DISCORD_WEBHOOK', make: (r) => p('https://discord.com/api/', 'webhooks/', r.chars('0123456789', 19), '/', r.chars(BASE64URL, 68)) },
   { kind: 'jwt_secret_token', env: 'SUPABASE_SERVICE_ROLE_KEY', make: (r) => jwt(r) },
+  { kind: 'postman_api_key', env: 'POSTMAN_API_KEY', make: (r) => p('PM', 'AK-', r.chars(HEX, 24), '-', r.chars(HEX, 34)) },
+  { kind: 'atlassian_api_token', env: 'JIRA_API_TOKEN', make: (r) => p('ATA', 'TT3', r.chars(`${ALNUM}_-`, 180), '=', r.chars(HEX.toUpperCase(), 8)) },
+  { kind: 'grafana_service_account_token', env: 'GRAFANA_TOKEN', make: (r) => p('gl', 'sa_', r.chars(ALNUM, 32), '_', r.chars(HEX, 8)) },
+  { kind: 'new_relic_user_key', env: 'NEW_RELIC_API_KEY', make: (r) => p('NR', 'AK-', r.chars(UPPER_ALNUM, 27)) },
+  { kind: 'doppler_token', env: 'DOPPLER_TOKEN', make: (r) => p('dp', '.st.', 'prd.', r.chars(ALNUM, 43)) },
+  { kind: 'google_oauth_refresh_token_jwt', env: 'ID_TOKEN', make: (r) => jwt(r) },
 ];
+
+/** One bare key of every provider format, with no key name or context around it. */
+export function bareProviderKeys(seed = 9): CorpusSample[] {
+  const r = new SeededRandom(seed + 500);
+  return KEY_FORMATS.map((format) => ({ kind: format.kind, text: format.make(r) }));
+}
 
 function jwt(r: SeededRandom): string {
   const header = Buffer.from('{"alg":"HS256","typ":"JWT"}').toString('base64url');
