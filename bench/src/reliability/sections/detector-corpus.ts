@@ -1,4 +1,8 @@
+import { findHighShapes } from '@loom/sensitivity';
 import { measureDetector, type CorpusMeasurement, type KindFigures } from '@loom/sensitivity/corpus';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ROOT } from '../../util/paths';
 import type { ReliabilitySection } from '../section';
 
 /** The committed corpus is seed 9; the full run also draws fresh corpora to show the figures are not tuned to one draw. */
@@ -21,6 +25,8 @@ export const section: ReliabilitySection = {
       summary(main),
       '',
       others.length > 0 ? otherSeeds(others) : '_Quick run: the committed corpus only (the full run adds five more seeds)._',
+      '',
+      realText(),
       '',
       '<details><summary>Per kind</summary>',
       '',
@@ -59,4 +65,51 @@ function kindTable(kinds: readonly KindFigures[]): string {
     '| --- | --- | ---: | ---: |',
     ...kinds.map((k) => `| ${k.kind} | ${k.expected} | ${k.samples} | ${k.wrong} |`),
   ].join('\n');
+}
+
+/** Where the shared real sessions live (never copied into the repo). */
+const SHARED_DATA = process.env['LOOM_SHARED_DATA'] ?? resolve(ROOT, '..', 'shared', 'data');
+
+/**
+ * Real text has no labels, so this is not a rate: how many strings of real coding sessions and of
+ * LoCoMo's chats read as high, and as what. Only counts are printed, never the flagged text.
+ */
+function realText(): string {
+  const transcripts = join(SHARED_DATA, 'transcripts');
+  if (!existsSync(transcripts)) return `_Real text: skipped, the shared data is not at ${SHARED_DATA}._`;
+  const texts: string[] = [];
+  for (const name of readdirSync(transcripts)) {
+    const raw = readFileSync(join(transcripts, name), 'utf8');
+    if (name.endsWith('.jsonl')) for (const line of raw.split('\n')) collectStrings(parseOrUndefined(line), texts);
+    else texts.push(...raw.split(/\n\n+/));
+  }
+  const locomo = join(SHARED_DATA, 'locomo', 'locomo10.json');
+  if (existsSync(locomo)) collectStrings(parseOrUndefined(readFileSync(locomo, 'utf8')), texts);
+  const kinds = new Map<string, number>();
+  let flagged = 0;
+  for (const text of texts) {
+    const shapes = findHighShapes(text);
+    if (shapes.length > 0) flagged++;
+    for (const kind of new Set(shapes.map((s) => s.kind))) kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  }
+  const byKind = [...kinds.entries()].map(([kind, n]) => `${kind} ${n}`).join(', ') || 'none';
+  return `Real text (shared data: Claude Code and Codex transcripts, LoCoMo chats): ${flagged} of ${texts.length} strings read as high (${byKind}). Unlabelled, so not a rate (when this section was written, the strings flagged were LoCoMo's signed image URLs, whose \`?token=\` is a JWT).`;
+}
+
+function parseOrUndefined(raw: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function collectStrings(value: unknown, out: string[]): void {
+  if (typeof value === 'string') {
+    if (value.length >= 8) out.push(value);
+  } else if (Array.isArray(value)) {
+    for (const item of value) collectStrings(item, out);
+  } else if (value !== null && typeof value === 'object') {
+    for (const item of Object.values(value)) collectStrings(item, out);
+  }
 }
