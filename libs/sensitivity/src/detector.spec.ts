@@ -366,6 +366,7 @@ const ISSUE_9_SHAPES: { name: string; kind: HighShapeKind; text: string; covers:
   { name: 'a key split by a zero-width space', kind: 'api_key', text: `use ${GITHUB_CLASSIC.slice(0, 9)}\u200B${GITHUB_CLASSIC.slice(9)} now`, covers: `${GITHUB_CLASSIC.slice(0, 9)}\u200B${GITHUB_CLASSIC.slice(9)}` },
   { name: 'a key split by a zero-width joiner and a soft hyphen', kind: 'api_key', text: `${AWS_ACCESS_KEY_ID.slice(0, 6)}\u200D${AWS_ACCESS_KEY_ID.slice(6, 12)}\u00AD${AWS_ACCESS_KEY_ID.slice(12)}`, covers: `${AWS_ACCESS_KEY_ID.slice(0, 6)}\u200D${AWS_ACCESS_KEY_ID.slice(6, 12)}\u00AD${AWS_ACCESS_KEY_ID.slice(12)}` },
   { name: 'a key wrapped over two lines', kind: 'api_key', text: `token ${GITHUB_CLASSIC.slice(0, 7)}\n    ${GITHUB_CLASSIC.slice(7)}`, covers: `${GITHUB_CLASSIC.slice(0, 7)}\n    ${GITHUB_CLASSIC.slice(7)}` },
+  { name: 'a key wrapped late, with a long run before the break', kind: 'api_key', text: `use ${GITHUB_CLASSIC.slice(0, 30)}\n    ${GITHUB_CLASSIC.slice(30)} now`, covers: `${GITHUB_CLASSIC.slice(0, 30)}\n    ${GITHUB_CLASSIC.slice(30)}` },
   { name: 'a password in full-width characters', kind: 'password_assignment', text: 'ｐａｓｓｗｏｒｄ＝ｈｕｎｔｅｒ２', covers: 'ｈｕｎｔｅｒ２' },
   { name: 'mysql -p glued to its password', kind: 'password_assignment', text: 'mysql -u root -pS3cretPw orders', covers: 'S3cretPw' },
   { name: 'Basic credentials', kind: 'password_assignment', text: `Authorization: Basic ${Buffer.from('admin:Hunter2!').toString('base64')}`, covers: Buffer.from('admin:Hunter2!').toString('base64') },

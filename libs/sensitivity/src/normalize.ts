@@ -109,7 +109,7 @@ function joinAt(text: string, nl: number): { from: number; to: number } | undefi
   while (before < MIN_RUN_JOINED && isTokenChar(text.charCodeAt(from - 1 - before))) before++;
   if (before < MIN_RUN_BEFORE) return undefined;
   let after = 0;
-  while (before + after < MIN_RUN_JOINED && isTokenChar(text.charCodeAt(to + after))) after++;
+  while ((after === 0 || before + after < MIN_RUN_JOINED) && isTokenChar(text.charCodeAt(to + after))) after++;
   return after > 0 && before + after >= MIN_RUN_JOINED ? { from, to } : undefined;
 }
 

@@ -440,12 +440,22 @@ function isUnquotedLiteral(value: string): boolean {
 /** Unquoted values that are code or references to a value kept elsewhere. */
 function isExpressionOrReference(value: string): boolean {
   if (/[()[\]]/.test(value)) return true; // calls and indexing: getpass(), os.environ["X"]
-  if (/^[!&*|>]/.test(value)) return true; // YAML tags (!Ref, !vault), anchors, aliases, block scalars
-  if (/^(?:~?\/|\.{1,2}\/)/.test(value)) return true; // a path to the secret, or PWD=/home/me in an env dump
+  if (/^(?:![A-Za-z]\w*|[&*][A-Za-z_][\w-]*|[|>][-+]?\d?)$/.test(value)) return true; // YAML tags (!Ref, !vault), anchors, aliases, block scalars
+  if (isPathLike(value)) return true; // a path to the secret, or PWD=/home/me in an env dump
   if (/^[A-Za-z_$][\w$]*(?:(?:\??\.|::|->)[A-Za-z_$][\w$]*)+$/.test(value)) return true; // process.env.X
   if (/^[a-z]+(?:[A-Z][a-z]+)+$/.test(value)) return true; // hashedPassword
   if (/^[A-Za-z_][\w.]*<.*>$/.test(value)) return true; // Option<String>
   return TYPE_NAMES.has(value.toLowerCase()); // `password: string` in a type
+}
+
+/**
+ * `/run/secrets/db`, `~/.pgpass`, `./creds.json`; but not a base64 secret that happens to open
+ * with a slash (`/X/FlnGjV9+Nl…`): paths have no `+` or `=`, and no long segment mixing cases and
+ * digits.
+ */
+function isPathLike(value: string): boolean {
+  if (!/^(?:~?\/|\.{1,2}\/)[\w.@/-]*$/.test(value)) return false;
+  return !value.split('/').some((segment) => segment.length >= 16 && /[a-z]/.test(segment) && /[A-Z]/.test(segment) && /\d/.test(segment));
 }
 
 const TYPE_NAMES = new Set([
