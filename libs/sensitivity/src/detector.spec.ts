@@ -339,6 +339,75 @@ describe('findHighShapes / readsAsHigh', () => {
   });
 });
 
+/** The shapes issue 9 found undetected (finding 3), each with the span a redactor must mask. */
+const ISSUE_9_SHAPES: { name: string; kind: HighShapeKind; text: string; covers: string }[] = [
+  { name: 'a value ending in "Secret"', kind: 'password_assignment', text: 'password=Hunter2Secret!', covers: 'Hunter2Secret!' },
+  { name: 'a value ending in "Token"', kind: 'password_assignment', text: 'DB_PASSWORD=Blue7Token', covers: 'Blue7Token' },
+  { name: 'a value ending in "Key"', kind: 'password_assignment', text: 'secret: MyS3cretKey', covers: 'MyS3cretKey' },
+  {
+    name: 'aws_secret_access_key mid-sentence',
+    kind: 'password_assignment',
+    text: `I set aws_secret_access_key = ${times('wJalrX9tnF', 4)} in the config but it fails`,
+    covers: times('wJalrX9tnF', 4),
+  },
+  { name: 'postgres URL credentials', kind: 'password_assignment', text: 'postgres://admin:S3cr3t@db/prod', covers: 'S3cr3t' },
+  { name: 'mysql URL credentials', kind: 'password_assignment', text: 'DATABASE_URL=mysql://app:Pa55w0rd!@10.0.0.4:3306/shop', covers: 'Pa55w0rd!' },
+  { name: 'mongodb+srv URL credentials', kind: 'password_assignment', text: '"uri": "mongodb+srv://svc:Xk29dLq7@cluster0.ab1cd.mongodb.net/app"', covers: 'Xk29dLq7' },
+  { name: 'redis URL with an empty user', kind: 'password_assignment', text: 'redis://:c4chePass@cache:6379/0', covers: 'c4chePass' },
+  { name: 'amqp URL credentials', kind: 'password_assignment', text: 'amqp://orders:R4bbit2024@mq:5672/', covers: 'R4bbit2024' },
+  { name: 'https URL credentials', kind: 'password_assignment', text: 'git clone https://user:T0kenValue9@git.example.com/x.git', covers: 'T0kenValue9' },
+  { name: 'YAML password followed by more text', kind: 'password_assignment', text: '  password: Hunter2Secret! is the staging one', covers: 'Hunter2Secret!' },
+  { name: 'a stated password in prose', kind: 'password_assignment', text: 'the db password is Tr0ub4dor&3 if you need it', covers: 'Tr0ub4dor&3' },
+  { name: 'a card written with dots', kind: 'card_number', text: 'card 4111.1111.1111.1111 exp 09/28', covers: '4111.1111.1111.1111' },
+  { name: 'a card written with slashes', kind: 'card_number', text: '5555/5555/5555/4444', covers: '5555/5555/5555/4444' },
+  { name: 'a card written with spaced dashes', kind: 'card_number', text: '4111 - 1111 - 1111 - 1111', covers: '4111 - 1111 - 1111 - 1111' },
+  { name: 'an Amex written with dots', kind: 'card_number', text: '3782.822463.10005', covers: '3782.822463.10005' },
+  { name: 'a card with no-break spaces', kind: 'card_number', text: 'card 4111\u00A01111\u00A01111\u00A01111', covers: '4111\u00A01111\u00A01111\u00A01111' },
+  { name: 'a key split by a zero-width space', kind: 'api_key', text: `use ${GITHUB_CLASSIC.slice(0, 9)}\u200B${GITHUB_CLASSIC.slice(9)} now`, covers: `${GITHUB_CLASSIC.slice(0, 9)}\u200B${GITHUB_CLASSIC.slice(9)}` },
+  { name: 'a key split by a zero-width joiner and a soft hyphen', kind: 'api_key', text: `${AWS_ACCESS_KEY_ID.slice(0, 6)}\u200D${AWS_ACCESS_KEY_ID.slice(6, 12)}\u00AD${AWS_ACCESS_KEY_ID.slice(12)}`, covers: `${AWS_ACCESS_KEY_ID.slice(0, 6)}\u200D${AWS_ACCESS_KEY_ID.slice(6, 12)}\u00AD${AWS_ACCESS_KEY_ID.slice(12)}` },
+  { name: 'a key wrapped over two lines', kind: 'api_key', text: `token ${GITHUB_CLASSIC.slice(0, 7)}\n    ${GITHUB_CLASSIC.slice(7)}`, covers: `${GITHUB_CLASSIC.slice(0, 7)}\n    ${GITHUB_CLASSIC.slice(7)}` },
+  { name: 'a key wrapped late, with a long run before the break', kind: 'api_key', text: `use ${GITHUB_CLASSIC.slice(0, 30)}\n    ${GITHUB_CLASSIC.slice(30)} now`, covers: `${GITHUB_CLASSIC.slice(0, 30)}\n    ${GITHUB_CLASSIC.slice(30)}` },
+  { name: 'a password in full-width characters', kind: 'password_assignment', text: 'ｐａｓｓｗｏｒｄ＝ｈｕｎｔｅｒ２', covers: 'ｈｕｎｔｅｒ２' },
+  { name: 'mysql -p glued to its password', kind: 'password_assignment', text: 'mysql -u root -pS3cretPw orders', covers: 'S3cretPw' },
+  { name: 'Basic credentials', kind: 'password_assignment', text: `Authorization: Basic ${Buffer.from('admin:Hunter2!').toString('base64')}`, covers: Buffer.from('admin:Hunter2!').toString('base64') },
+  { name: 'a setter call', kind: 'password_assignment', text: 'ds.setPassword("Winter2024!");', covers: 'Winter2024!' },
+  { name: 'a generated token under a bare token key', kind: 'password_assignment', text: `BOT_TOKEN=${times('k3Xq9Lm2', 4)}`, covers: times('k3Xq9Lm2', 4) },
+];
+
+const ISSUE_9_NEAR_MISSES: NegativeCase[] = [
+  { name: 'a placeholder URL password', text: 'postgres://user:password@localhost:5432/mydb' },
+  { name: 'a dev default where the password repeats the user', text: 'amqp://guest:guest@localhost:5672/' },
+  { name: 'a URL password from a variable', text: 'redis://:${REDIS_PASSWORD}@redis:6379' },
+  { name: 'a host and port before @', text: 'ssh://git@github.com:22/org/repo' },
+  { name: 'a variable named like a secret', text: 'password=db_password' },
+  { name: 'a PascalCase type after a spaced colon', text: 'secret_key: SecretKey' },
+  { name: 'prose saying how a password is stored', text: 'the password is sha256-hashed before storage' },
+  { name: 'prose about a token length', text: 'the token is 32-bytes long' },
+  { name: 'a short cursor under a token key', text: 'next_page_token: "CAEQAA"' },
+  { name: 'a UUID under a key name', text: 'api_key_id: 550e8400-e29b-41d4-a716-446655440000' },
+  { name: "AWS's documentation secret key", text: fake('aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCY', 'EXAMPLEKEY') },
+  { name: 'a masked key', text: fake('OPENAI_API_KEY=s', 'k-...') },
+  { name: 'a filler key', text: fake('GITHUB_TOKEN=gh', 'p_', times('x', 36)) },
+  { name: 'a Stripe test key in an assignment', text: fake('stripe.api_key = "sk', '_test_', times('4eC39HqLyj', 3), '"') },
+  { name: 'a dotted version', text: 'release 2024.11.1234.5678' },
+  { name: 'a card-like number with mixed separators', text: '4111.1111 1111-1111' },
+  { name: 'a number after a decimal point in a dotted run', text: `pi 3.${VISA_TEST_CARD}` },
+  { name: 'ssh -p with a port', text: 'ssh -p 2222 deploy@host' },
+  { name: 'mysql prompting for the password', text: 'mysql -u root -p orders' },
+  { name: 'Basic credentials of a placeholder', text: `Authorization: Basic ${Buffer.from('username:password').toString('base64')}` },
+  { name: 'line-joined prose', text: 'the task\n-list is long' },
+];
+
+describe('issue 9 finding 3: shapes that used to leak', () => {
+  it.each(ISSUE_9_SHAPES)('CONV-SENS-01 detects $name [issue 9: missed shapes]', ({ kind, text, covers }) => expectDetected(kind, { name: '', text, covers }));
+  it.each(ISSUE_9_NEAR_MISSES)('does not read $name as high [issue 9: near misses]', expectNotHigh);
+
+  it('maps offsets back to the text as written when it normalises a paste', () => {
+    const text = `x\u200B\u200B password=hunter2`;
+    expect(findHighShapes(text)).toEqual([{ kind: 'password_assignment', start: text.indexOf('hunter2'), end: text.length }]);
+  });
+});
+
 describe('readsAsHighWithin', () => {
   const SHOWN = 240;
   const PAST_SHOWN = 1024;

@@ -1,20 +1,29 @@
 import { scanApiKeys } from './shapes/api-keys';
 import { scanCardNumbers } from './shapes/card-numbers';
-import { scanPasswordAssignments } from './shapes/password-assignments';
+import { scanAttributeAssignments, scanPasswordAssignments } from './shapes/password-assignments';
 import { scanPins } from './shapes/pins';
 import { scanPrivateKeys } from './shapes/private-keys';
 import { scanSsns } from './shapes/ssn';
-import type { HighShape, HighShapeKind, ShapeScanner } from './types';
+import type { HighShape, HighShapeKind, ShapeScanner, ShapeSink } from './types';
+import { normalisedView, originOf, unwrappedView, type TextView } from './normalize';
+import { scanCommandCredentials } from './shapes/command-credentials';
+import { scanUrlCredentials } from './shapes/url-credentials';
 
 /** Most specific first, so the fast path usually stops at the cheapest, most certain scanner. */
 const SCANNERS: readonly ShapeScanner[] = [
   scanApiKeys,
   scanPrivateKeys,
   scanPasswordAssignments,
+  scanAttributeAssignments,
+  scanUrlCredentials,
+  scanCommandCredentials,
   scanCardNumbers,
   scanSsns,
   scanPins,
 ];
+
+/** Key prefixes survive a line wrap only when the wrapped lines are joined again (normalize.ts). */
+const WRAPPED_SCANNERS: readonly ShapeScanner[] = [scanApiKeys];
 
 /** Every high shape in `text`, ordered by start offset (then by end). */
 export function findHighShapes(text: string): HighShape[] {
@@ -23,14 +32,31 @@ export function findHighShapes(text: string): HighShape[] {
     shapes.push(shape);
     return true;
   };
-  for (const scan of SCANNERS) scan(text, collect);
+  scanViews(text, collect);
   return withoutNestedRepeats(shapes.sort(byPosition));
 }
 
 /** True as soon as one high shape is found; cheaper than `findHighShapes(text).length > 0`. */
 export function readsAsHigh(text: string): boolean {
-  const stopAtFirst = (): boolean => false;
-  return SCANNERS.some((scan) => !scan(text, stopAtFirst));
+  return !scanViews(text, () => false);
+}
+
+/**
+ * Runs the scanners over the text with paste artefacts undone, then the key scanner over the same
+ * text with wrapped lines joined, reporting offsets into the text as written. Returns false when
+ * the sink asked to stop.
+ */
+function scanViews(text: string, sink: ShapeSink): boolean {
+  const view = normalisedView(text);
+  if (!SCANNERS.every((scan) => scan(view.text, inOriginal(view, sink)))) return false;
+  const unwrapped = unwrappedView(view);
+  if (unwrapped === undefined) return true;
+  return WRAPPED_SCANNERS.every((scan) => scan(unwrapped.text, inOriginal(unwrapped, sink)));
+}
+
+function inOriginal(view: TextView, sink: ShapeSink): ShapeSink {
+  if (view.origin === undefined) return sink;
+  return (shape) => sink({ kind: shape.kind, start: originOf(view, shape.start), end: originOf(view, shape.end - 1) + 1 });
 }
 
 /**

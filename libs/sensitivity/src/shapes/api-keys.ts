@@ -48,6 +48,41 @@ const TOKEN_RULES: readonly TokenRule[] = [
   // GitLab personal access tokens and npm automation tokens.
   { pattern: /(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,255}/g, extendOver: BASE64URL },
   { pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/g },
+  // Slack app-level tokens and incoming webhooks (the URL path is the secret).
+  { pattern: /(?<![A-Za-z0-9_-])xapp-\d-[A-Za-z0-9-]{20,255}/g, extendOver: /[A-Za-z0-9-]/ },
+  {
+    pattern: /hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9]{8,12}\/[A-Za-z0-9]{8,12}\/[A-Za-z0-9]{16,64}/g,
+    extendOver: ALNUM,
+  },
+  // Discord webhooks carry their token in the path as well.
+  { pattern: /discord(?:app)?\.com\/api\/webhooks\/\d{10,20}\/[A-Za-z0-9_-]{40,100}/g, extendOver: BASE64URL },
+  // SendGrid: SG.<22>.<43>.
+  { pattern: /(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g },
+  // Twilio API key sids (SK + 32 hex); account sids (AC…) are identifiers, not secrets.
+  { pattern: /(?<![A-Za-z0-9])SK[0-9a-f]{32}(?![A-Za-z0-9])/g },
+  // PyPI upload tokens are macaroons that always open with the same base64 ("pypi.org").
+  { pattern: /(?<![A-Za-z0-9_-])pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{40,}/g, extendOver: BASE64URL },
+  // Docker Hub, Shopify, DigitalOcean, Hugging Face, Linear, HashiCorp Vault, Stripe webhooks,
+  // Google OAuth client secrets, Heroku, Mailgun, Postman, Atlassian, Grafana, New Relic, Doppler.
+  { pattern: /(?<![A-Za-z0-9_])dckr_pat_[A-Za-z0-9_-]{20,255}/g, extendOver: BASE64URL },
+  { pattern: /(?<![A-Za-z0-9_])shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}(?![A-Za-z0-9])/g },
+  { pattern: /(?<![A-Za-z0-9_])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])/g },
+  { pattern: /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,40}(?![A-Za-z0-9])/g, accepts: (token) => /[a-z]/.test(token.slice(3)) && /[A-Z]/.test(token.slice(3)) },
+  { pattern: /(?<![A-Za-z0-9_])lin_(?:api|oauth)_[A-Za-z0-9]{40}(?![A-Za-z0-9])/g },
+  { pattern: /(?<![A-Za-z0-9_.])hv[sbr]\.[A-Za-z0-9_-]{24,255}/g, extendOver: BASE64URL, accepts: (token) => hasLetterAndDigit(token.slice(4)) },
+  { pattern: /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/]{24,255}/g, extendOver: /[A-Za-z0-9+/=]/ },
+  { pattern: /(?<![A-Za-z0-9_-])GOCSPX-[A-Za-z0-9_-]{24,40}(?![A-Za-z0-9_-])/g },
+  { pattern: /(?<![A-Za-z0-9_-])HRKU-[A-Za-z0-9_-]{40,80}(?![A-Za-z0-9_-])/g },
+  { pattern: /(?<![A-Za-z0-9_-])key-[0-9a-f]{32}(?![A-Za-z0-9_-])/g },
+  { pattern: /(?<![A-Za-z0-9_])PMAK-[0-9a-f]{24}-[0-9a-f]{34}(?![A-Za-z0-9])/g },
+  { pattern: /(?<![A-Za-z0-9_])ATATT3[A-Za-z0-9_=-]{100,300}/g, extendOver: /[A-Za-z0-9_=-]/ },
+  { pattern: /(?<![A-Za-z0-9_])glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}(?![A-Za-z0-9])/g },
+  { pattern: /(?<![A-Za-z0-9_])NRAK-[A-Z0-9]{27}(?![A-Za-z0-9])/g },
+  { pattern: /(?<![A-Za-z0-9_])dp\.(?:st|ct|sa|scim)\.[A-Za-z0-9_-]{2,40}\.?[A-Za-z0-9]{40,44}(?![A-Za-z0-9])/g },
+  // Telegram bot tokens: <bot id>:AA<33>.
+  { pattern: /(?<![A-Za-z0-9_:])\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/g },
+  // Azure storage SAS: the signature parameter of a shared access signature URL.
+  { pattern: /(?<=[?&])sig=[A-Za-z0-9%+/]{30,200}(?:%3D|=){0,2}/g, accepts: (token) => /[A-Z]/.test(token) && /[a-z]/.test(token) },
   // JWTs: a base64url JSON header and payload (both start "eyJ", i.e. `{"`) plus a signature.
   {
     pattern:
@@ -72,19 +107,30 @@ function scanTokenRule(rule: TokenRule, text: string, sink: ShapeSink): boolean 
     const start = match.index;
     const matchEnd = start + match[0].length;
     const end = rule.extendOver === undefined ? matchEnd : extendWhile(text, matchEnd, rule.extendOver);
-    if (rule.accepts !== undefined && !rule.accepts(text.slice(start, end))) continue;
+    const token = text.slice(start, end);
+    if (isFiller(token) || (rule.accepts !== undefined && !rule.accepts(token))) continue;
     if (!sink({ kind: 'api_key', start, end })) return false;
   }
   return true;
 }
 
+/**
+ * Documentation and masked pastes keep the prefix and fill the rest: `ghp_XXXXXXXX…`,
+ * `AKIA0000000000000000`, `sk-proj-abc…xxxxxxxx`. A generated key never holds a run of eight equal
+ * characters (odds below 1 in 10^12 for a 62-letter alphabet).
+ */
+function isFiller(token: string): boolean {
+  return /(.)\1{7}/.test(token) || token.includes('EXAMPLE');
+}
+
 function scanBearerTokens(text: string, sink: ShapeSink): boolean {
   for (const match of text.matchAll(BEARER)) {
-    const token = match[1] ?? '';
-    const start = match.index + match[0].length - token.length;
-    const end = extendWhile(text, start + token.length, BEARER_TOKEN_CHAR);
+    const matched = match[1] ?? '';
+    const start = match.index + match[0].length - matched.length;
+    const end = extendWhile(text, start + matched.length, BEARER_TOKEN_CHAR);
     // Scheme descriptions ("Bearer YOUR_ACCESS_TOKEN_HERE") have no digits; real tokens do.
-    if (hasLetterAndDigit(text.slice(start, end)) && !sink({ kind: 'api_key', start, end })) return false;
+    const token = text.slice(start, end);
+    if (hasLetterAndDigit(token) && !isFiller(token) && !sink({ kind: 'api_key', start, end })) return false;
   }
   return true;
 }

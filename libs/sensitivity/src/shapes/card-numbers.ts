@@ -4,7 +4,7 @@ import { isDigit, isWordChar } from './text';
 
 /**
  * Payment card numbers: 13–19 digits written solid or in the groupings cards are printed with
- * (4-4-4-4[-1..3], Amex 4-6-5, Diners 4-6-4), on a known issuer prefix, passing Luhn. Requiring
+ * (4-4-4-4[-1..3], Amex 4-6-5, Diners 4-6-4; spaces, dashes, dots or slashes between), on a known issuer prefix, passing Luhn. Requiring
  * all three keeps order ids, timestamps and counters out: a random 16-digit id passes Luhn one time
  * in ten, and the issuer prefix rules out epoch timestamps (1…) and compact dates (19…, 20…).
  */
@@ -12,9 +12,13 @@ import { isDigit, isWordChar } from './text';
 const MIN_DIGITS = 13;
 const MAX_DIGITS = 19;
 
-/** Digit groups joined by single spaces or dashes. The separator is mandatory between groups, so
- *  the pattern has exactly one way to match and scans in linear time. */
-const DIGIT_RUN = /\d+(?:[ -]\d+)*/g;
+/**
+ * Digit groups joined by a separator: spaces, a dash, a dot or a slash (each with up to one blank
+ * on either side), or two blanks. Separators hold no digits, so the run has exactly one way to
+ * match and scans in linear time. Within one card every separator must be the same (see
+ * `sameSeparators`): "4111.1111 1111-1111" is a row of numbers, not a card.
+ */
+const DIGIT_RUN = /\d+(?:(?:[ \t]?[-./][ \t]?|[ \t]{1,2})\d+)*/g;
 
 export function scanCardNumbers(text: string, sink: ShapeSink): boolean {
   for (const run of text.matchAll(DIGIT_RUN)) {
@@ -36,56 +40,68 @@ function standsAlone(text: string, start: number, end: number): boolean {
   return !((after === '.' || after === ',') && isDigit(text[end + 1]));
 }
 
-/**
- * Walks the run group by group without collecting the groups: a run of single-spaced digits can
- * be a megabyte long, and each group only needs to know the length of the one before it.
- */
+/** The digit groups of one run, as start/end offsets. */
+interface Groups {
+  starts: number[];
+  ends: number[];
+}
+
+function groupsOf(text: string, runStart: number, runEnd: number): Groups {
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let i = runStart;
+  while (i < runEnd) {
+    const start = i;
+    while (i < runEnd && isDigit(text[i])) i++;
+    starts.push(start);
+    ends.push(i);
+    while (i < runEnd && !isDigit(text[i])) i++;
+  }
+  return { starts, ends };
+}
+
 function scanRun(text: string, runStart: number, runEnd: number, sink: ShapeSink): boolean {
-  let previousLength = 0;
-  let start = runStart;
-  while (start < runEnd) {
-    const end = groupEnd(text, start, runEnd);
-    const cardEnd = cardEndAt(text, start, end, previousLength, runEnd);
-    if (cardEnd === undefined) {
-      previousLength = end - start;
-      start = end + 1;
+  const groups = groupsOf(text, runStart, runEnd);
+  const count = groups.starts.length;
+  const length = (g: number): number => (groups.ends[g] ?? 0) - (groups.starts[g] ?? 0);
+  let g = 0;
+  while (g < count) {
+    const last = cardLastGroupFrom(text, groups, g, length);
+    if (last === undefined) {
+      g++;
       continue;
     }
-    if (!sink({ kind: 'card_number', start, end: cardEnd })) return false;
-    previousLength = cardEnd - lastGroupStart(text, start, cardEnd);
-    start = cardEnd + 1;
+    if (!sink({ kind: 'card_number', start: groups.starts[g] ?? 0, end: groups.ends[last] ?? 0 })) return false;
+    g = last + 1;
   }
   return true;
 }
 
-function groupEnd(text: string, start: number, runEnd: number): number {
-  let end = start;
-  while (end < runEnd && isDigit(text[end])) end++;
-  return end;
+/** The last group of the card that starts at group `g`, if one does. */
+function cardLastGroupFrom(text: string, groups: Groups, g: number, length: (g: number) => number): number | undefined {
+  const first = length(g);
+  if (first >= MIN_DIGITS) {
+    // A solid number next to a dot is a decimal or a dotted version, not a card.
+    if (separatorBefore(text, groups, g).includes('.') || separatorBefore(text, groups, g + 1).includes('.')) return undefined;
+    return first <= MAX_DIGITS && isCard(text, groups, g, g) ? g : undefined;
+  }
+  if (first !== 4) return undefined;
+  return amexOrDinersFrom(text, groups, g, length) ?? groupsOfFourFrom(text, groups, g, length);
 }
 
-function lastGroupStart(text: string, start: number, end: number): number {
-  let i = end;
-  while (i > start && isDigit(text[i - 1])) i--;
-  return i;
-}
-
-/** Where the card that starts with the group `start..end` ends, if one does. */
-function cardEndAt(text: string, start: number, end: number, previousLength: number, runEnd: number): number | undefined {
-  const length = end - start;
-  if (length >= MIN_DIGITS) return length <= MAX_DIGITS && isCardNumberAt(text, start, end) ? end : undefined;
-  if (length !== 4) return undefined;
-  return amexOrDinersEndAt(text, start, end, runEnd) ?? groupsOfFourEndAt(text, start, end, previousLength, runEnd);
+/** The separator between group `g - 1` and group `g` ('' at the run's edges). */
+function separatorBefore(text: string, groups: Groups, g: number): string {
+  const start = groups.starts[g];
+  const previousEnd = groups.ends[g - 1];
+  return start === undefined || previousEnd === undefined ? '' : text.slice(previousEnd, start);
 }
 
 /** 4-6-5 (Amex) or 4-6-4 (Diners). */
-function amexOrDinersEndAt(text: string, start: number, end: number, runEnd: number): number | undefined {
-  const secondEnd = groupEnd(text, end + 1, runEnd);
-  if (secondEnd - end - 1 !== 6) return undefined;
-  const thirdEnd = groupEnd(text, secondEnd + 1, runEnd);
-  const thirdLength = thirdEnd - secondEnd - 1;
-  if (thirdLength !== 5 && thirdLength !== 4) return undefined;
-  return isCardNumberAt(text, start, thirdEnd) ? thirdEnd : undefined;
+function amexOrDinersFrom(text: string, groups: Groups, g: number, length: (g: number) => number): number | undefined {
+  if (length(g + 1) !== 6) return undefined;
+  const third = length(g + 2);
+  if (third !== 5 && third !== 4) return undefined;
+  return isCard(text, groups, g, g + 2) ? g + 2 : undefined;
 }
 
 /**
@@ -93,30 +109,33 @@ function amexOrDinersEndAt(text: string, start: number, end: number, runEnd: num
  * whole stretch of 4-digit groups counts, so a 20+ digit grouped number is not read as a card and
  * a stretch is examined once, from its first group.
  */
-function groupsOfFourEndAt(text: string, start: number, end: number, previousLength: number, runEnd: number): number | undefined {
-  if (previousLength === 4) return undefined;
-  let stretchEnd = end;
-  let fours = 1;
-  for (;;) {
-    const next = groupEnd(text, stretchEnd + 1, runEnd);
-    if (next - stretchEnd - 1 !== 4) break;
-    stretchEnd = next;
-    fours++;
-  }
-  const tailEnd = groupEnd(text, stretchEnd + 1, runEnd);
-  const tailLength = tailEnd - stretchEnd - 1;
-  if (tailLength >= 1 && tailLength <= 3 && isCardLength(fours * 4 + tailLength) && isCardNumberAt(text, start, tailEnd)) {
-    return tailEnd;
-  }
-  return isCardLength(fours * 4) && isCardNumberAt(text, start, stretchEnd) ? stretchEnd : undefined;
+function groupsOfFourFrom(text: string, groups: Groups, g: number, length: (g: number) => number): number | undefined {
+  const separator = separatorBefore(text, groups, g + 1);
+  if (g > 0 && length(g - 1) === 4 && separatorBefore(text, groups, g) === separator) return undefined;
+  let last = g;
+  while (length(last + 1) === 4 && separatorBefore(text, groups, last + 1) === separator) last++;
+  const fours = last - g + 1;
+  const tail = length(last + 1);
+  if (tail >= 1 && tail <= 3 && isCardLength(fours * 4 + tail) && isCard(text, groups, g, last + 1)) return last + 1;
+  return isCardLength(fours * 4) && isCard(text, groups, g, last) ? last : undefined;
+}
+
+function isCard(text: string, groups: Groups, first: number, last: number): boolean {
+  if (!sameSeparators(text, groups, first, last)) return false;
+  let digits = '';
+  for (let g = first; g <= last; g++) digits += text.slice(groups.starts[g], groups.ends[g]);
+  return isCardNumber(digits);
+}
+
+/** Whether every separator between groups `first` and `last` is written the same way. */
+function sameSeparators(text: string, groups: Groups, first: number, last: number): boolean {
+  const separator = separatorBefore(text, groups, first + 1);
+  for (let g = first + 2; g <= last; g++) if (separatorBefore(text, groups, g) !== separator) return false;
+  return true;
 }
 
 function isCardLength(digits: number): boolean {
   return digits >= MIN_DIGITS && digits <= MAX_DIGITS;
-}
-
-function isCardNumberAt(text: string, start: number, end: number): boolean {
-  return isCardNumber(text.slice(start, end).replace(/[ -]/g, ''));
 }
 
 function isCardNumber(digits: string): boolean {
