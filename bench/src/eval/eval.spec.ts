@@ -1,0 +1,102 @@
+import { sharedDataPath } from '@loom/testing';
+import { bm25Baseline } from './bm25-baseline';
+import { codingSet, CodingSetError, readCodingQuestions, type CodingQuestion } from './coding-set';
+import { scoreTable } from './metrics';
+import { providerSpecs } from './providers';
+import type { EvalQuestion } from './types';
+
+const dataPath = (rel: string): string => sharedDataPath(...rel.split('/'));
+
+describe('eval metrics [issue 10: eval]', () => {
+  it('computes recall@1/5/10 as the share of answer turns found and MRR from the first one, overall and per group', () => {
+    const questions: EvalQuestion[] = [
+      { id: 'a', query: 'q', relevant: ['x'], groups: ['paraphrase'] },
+      { id: 'b', query: 'q', relevant: ['y', 'z'], groups: ['identifier'] },
+      { id: 'c', query: 'q', relevant: ['w'], groups: ['identifier'] },
+      { id: 'none', query: 'q', relevant: [], groups: ['identifier'] },
+    ];
+    const table = scoreTable(
+      questions,
+      new Map([
+        ['a', ['x', 'p']],
+        ['b', ['p', 'q', 'r', 'y', 's', 't', 'u', 'v', 'z2', 'z']],
+        // c is missing: it counts as answered with nothing.
+      ]),
+    );
+    expect(table['paraphrase']).toEqual({ n: 1, recallAt1: 1, recallAt5: 1, recallAt10: 1, mrr: 1 });
+    expect(table['identifier']).toEqual({ n: 2, recallAt1: 0, recallAt5: 0.25, recallAt10: 0.5, mrr: 0.125 });
+    expect(table['overall']).toEqual({ n: 3, recallAt1: 0.333, recallAt5: 0.5, recallAt10: 0.667, mrr: 0.417 });
+  });
+
+  it('ranks nothing past 10: a hit at rank 11 is a miss', () => {
+    const ranked = Array.from({ length: 11 }, (_, i) => `d${i}`);
+    const table = scoreTable([{ id: 'a', query: 'q', relevant: ['d10'], groups: [] }], new Map([['a', ranked]]));
+    expect(table['overall']).toMatchObject({ recallAt10: 0, mrr: 0 });
+  });
+});
+
+describe('the coding-session question set [issue 10: eval]', () => {
+  const questions = readCodingQuestions();
+
+  it('has at least 80 questions over several real sessions, about half paraphrased and half naming an identifier', () => {
+    expect(questions.length).toBeGreaterThanOrEqual(80);
+    const paraphrased = questions.filter((q) => q.kind === 'paraphrase').length;
+    expect(paraphrased / questions.length).toBeGreaterThanOrEqual(0.4);
+    expect(paraphrased / questions.length).toBeLessThanOrEqual(0.6);
+    expect(new Set(questions.map((q) => q.transcript)).size).toBeGreaterThanOrEqual(8);
+  });
+
+  it('names each answer turn by a substring found in exactly one turn that libs/capture parses from the real transcripts', () => {
+    const set = codingSet({ questions, dataPath });
+    expect(set.questions).toHaveLength(questions.length);
+    for (const q of set.questions) {
+      expect(q.relevant).toHaveLength(1);
+      const answer = set.docs.find((d) => d.key === q.relevant[0]);
+      const source = questions[Number(q.id.split('#')[1]) - 1]!;
+      expect(answer?.content).toContain(source.answer_substring);
+    }
+    // The committed file holds questions and short substrings, never transcript text.
+    expect(Math.max(...questions.map((q) => q.answer_substring.length))).toBeLessThanOrEqual(120);
+  });
+
+  it('refuses a set whose substring matches no turn or several, naming every bad question', () => {
+    const transcript = 'transcripts/claude-code-simonw-sample_session.jsonl';
+    const bad: CodingQuestion[] = [
+      { transcript, question: 'nothing matches', kind: 'paraphrase', answer_substring: 'this text is in no turn' },
+      { transcript, question: 'two match', kind: 'identifier', answer_substring: 'function' },
+      { transcript, question: 'fine', kind: 'identifier', answer_substring: 'goodbye' },
+    ];
+    let error: unknown;
+    try {
+      codingSet({ questions: bad, dataPath });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(CodingSetError);
+    const problems = (error as CodingSetError).problems;
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toContain('matches 0 turns');
+    expect(problems[1]).toContain('matches 4 turns');
+  });
+
+  it('gives the BM25 reference identifier questions it can answer (the lexical leg is sound)', () => {
+    const { table } = bm25Baseline(codingSet({ questions, dataPath }));
+    expect(table['identifier']!.recallAt10).toBeGreaterThan(0.9);
+  });
+});
+
+describe('eval providers [issue 10: eval]', () => {
+  it('runs hashed and use by default, and adds the endpoint when LOOM_EVAL_EMBEDDINGS_BASE_URL is set', () => {
+    expect(providerSpecs(undefined, {}).map((p) => p.name)).toEqual(['hashed', 'use']);
+    const specs = providerSpecs(undefined, { LOOM_EVAL_EMBEDDINGS_BASE_URL: 'http://user:pw@127.0.0.1:9/v1?key=abc', LOOM_EVAL_EMBEDDINGS_MODEL: 'm', LOOM_EVAL_EMBEDDINGS_API_KEY: 'k-secret' });
+    const endpoint = specs.find((p) => p.name === 'endpoint')!;
+    expect(endpoint.env).toMatchObject({ LOOM_EMBEDDINGS_PROVIDER: 'openai', LOOM_EMBEDDINGS_MODEL: 'm', LOOM_EMBEDDINGS_API_KEY: 'k-secret' });
+    // The report names the endpoint without its credentials.
+    expect(endpoint.description).toBe('OpenAI-compatible endpoint http://127.0.0.1:9/v1, model `m`');
+  });
+
+  it('refuses the endpoint without a base URL and model, and hands any other name to Loom as its provider', () => {
+    expect(() => providerSpecs(['endpoint'], {})).toThrow(/LOOM_EVAL_EMBEDDINGS_BASE_URL and LOOM_EVAL_EMBEDDINGS_MODEL/);
+    expect(providerSpecs(['hashed', 'newmodel'], {}).map((p) => p.env['LOOM_EMBEDDINGS_PROVIDER'])).toEqual(['hashed', 'newmodel']);
+  });
+});
