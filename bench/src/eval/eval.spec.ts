@@ -1,6 +1,7 @@
 import { sharedDataPath } from '@loom/testing';
 import { bm25Baseline } from './bm25-baseline';
 import { codingSet, CodingSetError, readCodingQuestions, type CodingQuestion } from './coding-set';
+import { refusedMode } from './loom-run';
 import { scoreTable } from './metrics';
 import { providerSpecs } from './providers';
 import type { EvalQuestion } from './types';
@@ -98,5 +99,15 @@ describe('eval providers [issue 10: eval]', () => {
   it('refuses the endpoint without a base URL and model, and hands any other name to Loom as its provider', () => {
     expect(() => providerSpecs(['endpoint'], {})).toThrow(/LOOM_EVAL_EMBEDDINGS_BASE_URL and LOOM_EVAL_EMBEDDINGS_MODEL/);
     expect(providerSpecs(['hashed', 'newmodel'], {}).map((p) => p.env['LOOM_EMBEDDINGS_PROVIDER'])).toEqual(['hashed', 'newmodel']);
+  });
+});
+
+describe('search modes a build does not know [issue 10: eval]', () => {
+  it('reads a 400 that names search_mode as "not available", and nothing else', () => {
+    const unknownField = { error: { code: 'invalid_request', message: 'invalid request', fields: [{ field: 'search_mode', message: 'unknown field' }] } };
+    expect(refusedMode(400, unknownField)).toContain('search_mode');
+    expect(refusedMode(400, { error: { code: 'invalid_request', fields: [{ field: 'query', message: 'query must be shorter' }] } })).toBeUndefined();
+    expect(refusedMode(200, { hits: [], mode: 'hybrid' })).toBeUndefined();
+    expect(refusedMode(500, unknownField)).toBeUndefined();
   });
 });

@@ -124,7 +124,7 @@ function searchBody(set: EvalSet, query: string, thread: string | undefined, mod
 }
 
 /** A 400 that names `search_mode`: this build does not know the field (or the mode). */
-function refusedMode(status: number, body: unknown): string | undefined {
+export function refusedMode(status: number, body: unknown): string | undefined {
   if (status !== 400) return undefined;
   const text = JSON.stringify(body);
   if (!text.includes('search_mode')) return undefined;
