@@ -35,11 +35,11 @@ describe('npm run eval against an OpenAI-compatible endpoint [issue 10: eval]', 
 
     const lines: string[] = [];
     const figures = await runEval([set], endpoint, async (spec) => {
-      // No similarity floor: 11 turns and a top 10 leave at most one answer turn out of any list,
-      // so a low recall here can only mean hits are mapped to the wrong turns.
-      const loom = await startTestLoom({ env: { ...spec.env, LOOM_CONVERSATION_SEARCH_MIN_SIMILARITY: '-1' } });
+      const loom = await startTestLoom({ env: spec.env });
       return { url: loom.url, token: loom.admin.token, stop: () => loom.close() };
-    }, (line) => lines.push(line));
+      // --floor -1: 11 turns and a top 10 leave at most one answer turn out of any list, so a
+      // low recall here can only mean hits are mapped to the wrong turns.
+    }, (line) => lines.push(line), { floor: -1 });
 
     const run = figures.providers[0]!;
     expect(run.failure).toBeUndefined();

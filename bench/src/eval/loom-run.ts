@@ -52,9 +52,16 @@ export interface EvalProgress {
  * `conversation.search` in each mode. A mode the server refuses as an unknown `search_mode`
  * (a build from before search modes) is recorded as not available, and the run goes on.
  */
-export async function evaluateLoom(loom: LoomHandle, sets: readonly EvalSet[], log: EvalProgress, options: { concurrency?: number } = {}): Promise<{ sets: SetRun[]; floor: number | null }> {
+export async function evaluateLoom(
+  loom: LoomHandle,
+  sets: readonly EvalSet[],
+  log: EvalProgress,
+  options: { concurrency?: number; floor?: number } = {},
+): Promise<{ sets: SetRun[]; floor: number | null }> {
   const client = new LoomClient(loom.url, loom.token, 32);
   try {
+    // The live floor (a setting any admin can change) decides how many vector hits survive.
+    if (options.floor !== undefined) await client.ok('settings.set', { key: 'conversation_search_min_similarity', value: options.floor });
     const settings = await client.ok<Record<string, unknown>>('settings.get', {}).catch(() => ({}) as Record<string, unknown>);
     const floorSetting = settings['conversation_search_min_similarity'];
     const floor = typeof floorSetting === 'number' ? floorSetting : null;

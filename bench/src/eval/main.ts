@@ -15,12 +15,14 @@ import type { EvalSet } from './types';
 const SETS = ['locomo', 'coding'] as const;
 type SetName = (typeof SETS)[number];
 
-const USAGE = `usage: npm run eval -- [--quick] [--providers hashed,use[,endpoint]] [--sets locomo,coding]
+const USAGE = `usage: npm run eval -- [--quick] [--providers hashed,use[,endpoint]] [--sets locomo,coding] [--floor X]
 
   --quick        LoCoMo's first 2 conversations (the coding set is small and always whole)
   --providers    embedding providers, one embedded Loom each (default: hashed,use; plus
                  endpoint when LOOM_EVAL_EMBEDDINGS_BASE_URL is set)
   --sets         evaluation sets (default: locomo,coding)
+  --floor X      set conversation_search_min_similarity to X before asking (default: Loom's
+                 own, 0.30; -1 shows each model's ranking with nothing cut)
 
   LOOM_EVAL_EMBEDDINGS_BASE_URL, _MODEL, _API_KEY, _DIMS: an OpenAI-compatible embeddings
   endpoint to measure as provider "endpoint" (the same settings as LOOM_EMBEDDINGS_*).
@@ -56,6 +58,9 @@ async function main(): Promise<void> {
   const setNames = listFlag(argv, 'sets') ?? [...SETS];
   for (const s of setNames) if (!(SETS as readonly string[]).includes(s)) throw new Error(`--sets takes ${SETS.join(', ')}, not "${s}"`);
   const providers = providerSpecs(listFlag(argv, 'providers'));
+  const floorArg = listFlag(argv, 'floor')?.[0];
+  const floor = floorArg === undefined ? undefined : Number(floorArg);
+  if (floor !== undefined && !(floor >= -1 && floor <= 1)) throw new Error(`--floor takes a number from -1 to 1, not "${floorArg}"`);
   requireBuilt();
 
   const started = new Date();
@@ -71,6 +76,7 @@ async function main(): Promise<void> {
     memoryGb: Math.round(totalmem() / 2 ** 30),
     sets: setNames,
     providers: providers.map((p) => p.name),
+    ...(floor === undefined ? {} : { floor }),
   };
   const sets: EvalSet[] = (setNames as SetName[]).map((name) => (name === 'locomo' ? locomoSet(quick ? { conversations: 2 } : {}) : codingSet()));
   progress(`Loom retrieval eval ${stamp}${quick ? ' (quick)' : ''}: sets ${setNames.join(', ')}; providers ${providers.map((p) => p.name).join(', ')}; commit ${meta.commit}`);
@@ -86,6 +92,7 @@ async function main(): Promise<void> {
         return { url: loom.url, token: loom.token, stop: () => loom.close() };
       },
       progress,
+      floor === undefined ? {} : { floor },
     );
   } finally {
     rmSync(workDir, { recursive: true, force: true });

@@ -15,6 +15,8 @@ export interface EvalMeta {
   memoryGb: number;
   sets: string[];
   providers: string[];
+  /** The floor the run set (`--floor`); absent: Loom's own. */
+  floor?: number;
 }
 
 export interface EvalResult {
@@ -91,7 +93,8 @@ export function renderMarkdown(result: EvalResult): string {
   lines.push(`# Retrieval evaluation ${meta.stamp}${meta.quick ? ' (quick)' : ''}`, '');
   lines.push(
     `\`npm run eval\`${meta.quick ? ' -- --quick' : ''} · commit ${meta.commit} · ${meta.cores} cores (${meta.cpu}), ${meta.memoryGb} GB, Node ${meta.node} · ` +
-      `${meta.seconds ?? '?'} s · sets ${meta.sets.join(', ')} · providers ${meta.providers.join(', ')}`,
+      `${meta.seconds ?? '?'} s · sets ${meta.sets.join(', ')} · providers ${meta.providers.join(', ')} · ` +
+      `similarity floor ${meta.floor === undefined ? "Loom's own (see Providers)" : `${meta.floor} (--floor)`}`,
     '',
   );
   lines.push(

@@ -38,7 +38,13 @@ export type LoomLauncher = (spec: ProviderSpec) => Promise<LoomHandle>;
  * ingests every set and answers every question in every mode. A provider that fails is
  * recorded with its reason and the others still run.
  */
-export async function runEval(sets: readonly EvalSet[], providers: readonly ProviderSpec[], launch: LoomLauncher, log: EvalProgress): Promise<EvalFigures> {
+export async function runEval(
+  sets: readonly EvalSet[],
+  providers: readonly ProviderSpec[],
+  launch: LoomLauncher,
+  log: EvalProgress,
+  options: { floor?: number } = {},
+): Promise<EvalFigures> {
   const summaries: SetSummary[] = sets.map((set) => {
     const { table } = bm25Baseline(set);
     log(`${set.name}: ${set.notes.join('; ')}`);
@@ -52,7 +58,7 @@ export async function runEval(sets: readonly EvalSet[], providers: readonly Prov
     let loom: LoomHandle | undefined;
     try {
       loom = await launch(spec);
-      const { sets: setRuns, floor } = await evaluateLoom(loom, sets, (line) => log(`[${spec.name}] ${line}`));
+      const { sets: setRuns, floor } = await evaluateLoom(loom, sets, (line) => log(`[${spec.name}] ${line}`), options.floor === undefined ? {} : { floor: options.floor });
       runs.push({ provider: spec.name, description: spec.description, floor, seconds: Math.round((Date.now() - started) / 1000), sets: setRuns });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
