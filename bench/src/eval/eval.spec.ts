@@ -2,7 +2,9 @@ import { sharedDataPath } from '@loom/testing';
 import { bm25Baseline } from './bm25-baseline';
 import { codingSet, CodingSetError, readCodingQuestions, type CodingQuestion } from './coding-set';
 import { refusedMode } from './loom-run';
-import { scoreTable } from './metrics';
+import { scoreTable, type ScoreRow } from './metrics';
+import { renderMarkdown } from './report';
+import type { EvalFigures } from './run';
 import { providerSpecs } from './providers';
 import type { EvalQuestion } from './types';
 
@@ -109,5 +111,45 @@ describe('search modes a build does not know [issue 10: eval]', () => {
     expect(refusedMode(400, { error: { code: 'invalid_request', fields: [{ field: 'query', message: 'query must be shorter' }] } })).toBeUndefined();
     expect(refusedMode(200, { hits: [], mode: 'hybrid' })).toBeUndefined();
     expect(refusedMode(500, unknownField)).toBeUndefined();
+  });
+});
+
+describe('the eval report [issue 10: eval]', () => {
+  const meta = { stamp: 's', startedAt: 's', quick: true, commit: 'c', node: 'n', cores: 2, cpu: 'cpu', memoryGb: 1, sets: ['coding'], providers: ['p'] };
+  const row = (v: number): ScoreRow => ({ n: 4, recallAt1: v, recallAt5: v, recallAt10: v, mrr: v });
+  const figures = (answeredAs: Record<string, number>, hybrid?: number): EvalFigures => ({
+    sets: [{ name: 'coding', namespace: 'eval-coding', turns: 4, questions: 4, notes: [], bm25: { overall: row(0.5), paraphrase: row(0.5), identifier: row(0.9) } }],
+    providers: [
+      {
+        provider: 'hashed',
+        description: 'd',
+        floor: 0.3,
+        seconds: 1,
+        sets: [
+          {
+            set: 'coding',
+            ingest: { turns: 4, stored: 4, notStored: {}, seconds: 1, turnsPerSec: 4, appendLatencyMs: { count: 4, p50: 1, p95: 1, p99: 1, mean: 1, max: 1 } },
+            modes: [
+              { mode: 'default', status: 'ok', answeredAs, table: { overall: row(0.25), paraphrase: row(0.25), identifier: row(0.25) } },
+              hybrid === undefined
+                ? { mode: 'hybrid', status: 'not available on this build', reason: 'search_mode: unknown field' }
+                : { mode: 'hybrid', status: 'ok', answeredAs: { hybrid: 4 }, table: { overall: row(hybrid), paraphrase: row(hybrid), identifier: row(hybrid) } },
+            ],
+          },
+        ],
+      },
+    ],
+  });
+
+  it('warns when answers came from the substring fallback, since they measure no model', () => {
+    expect(renderMarkdown({ meta, figures: figures({ substring: 4 }) })).toContain('**Warning:** hashed · default: 4 answers came from the substring fallback');
+    expect(renderMarkdown({ meta, figures: figures({ vector: 4 }) })).not.toContain('Warning');
+  });
+
+  it('puts the coding-set target beside BM25 on MRR: not measured without hybrid, met or MISSED with it', () => {
+    expect(renderMarkdown({ meta, figures: figures({ vector: 4 }) })).toContain('| Coding set, paraphrase: hybrid above BM25 (MRR), `hashed` | > 0.500 | – | not measured (mode not available on this build) |');
+    const measured = renderMarkdown({ meta, figures: figures({ hybrid: 4 }, 0.6) });
+    expect(measured).toContain('| Coding set, paraphrase: hybrid above BM25 (MRR), `hashed` | > 0.500 | 0.600 | **met** |');
+    expect(measured).toContain('| Coding set, identifier: hybrid above BM25 (MRR), `hashed` | > 0.900 | 0.600 | **MISSED** |');
   });
 });

@@ -110,6 +110,13 @@ export function renderMarkdown(result: EvalResult): string {
     lines.push('| Provider · mode | n | R@1 | R@5 | R@10 | MRR |', '|---|---|---|---|---|---|');
     for (const r of rows) lines.push(r.table ? row(r.label, r.table['overall']) : `| ${r.label} | ${r.note} | | | | |`);
     lines.push('');
+    // An answer in substring mode means the embedder was unavailable: those figures measure the fallback, not the model.
+    for (const p of figures.providers) {
+      for (const m of p.sets.find((x) => x.set === set.name)?.modes ?? []) {
+        const n = m.answeredAs?.['substring'] ?? 0;
+        if (n > 0) lines.push(`**Warning:** ${p.provider} · ${m.mode}: ${n} answers came from the substring fallback (the embedder was unavailable).`, '');
+      }
+    }
     if (groups.length > 0) {
       lines.push(`By ${set.name === 'locomo' ? 'category' : 'kind of question'} (recall@10 / MRR):`, '');
       lines.push(`| Provider · mode | ${groups.map((g) => `${g} (n ${set.bm25[g]?.n ?? 0})`).join(' | ')} |`, `|---|${groups.map(() => '---').join('|')}|`);
