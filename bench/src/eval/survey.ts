@@ -2,6 +2,7 @@ import { HashedEmbeddingProvider, UniversalSentenceEncoderProvider } from '@loom
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { Bm25Index } from '../locomo/bm25';
 import { round } from '../util/stats';
 import { codingSet } from './coding-set';
 import { locomoSet } from './locomo-set';
@@ -105,6 +106,8 @@ export interface CandidateFigures {
   textsPerSecLong: number;
   peakRssMb: number;
   tables: Record<string, ScoreTable>;
+  /** A forecast of hybrid: this candidate's cosine fused with BM25 (see fusedRankings), per set and fusion. */
+  fusion: Record<string, Record<string, ScoreTable>>;
 }
 
 async function embedAll(embed: Embed, texts: string[]): Promise<{ vectors: number[][]; perSec: number }> {
@@ -115,22 +118,76 @@ async function embedAll(embed: Embed, texts: string[]): Promise<{ vectors: numbe
   return { vectors, perSec: round(texts.length / seconds, 1) };
 }
 
+/** The docs a question is ranked among: its thread, or the whole set. */
+function poolOf(set: EvalSet, thread: string | undefined): number[] {
+  return set.docs.flatMap((d, i) => (thread === undefined || d.thread === thread ? [i] : []));
+}
+
+function dot(a: number[], b: number[]): number {
+  let s = 0;
+  for (let k = 0; k < a.length; k += 1) s += a[k]! * (b[k] ?? 0);
+  return s;
+}
+
+function top10(set: EvalSet, pool: number[], scores: number[]): string[] {
+  return pool
+    .map((di, j) => ({ key: set.docs[di]!.key, s: scores[j]! }))
+    .sort((x, y) => y.s - x.s)
+    .slice(0, 10)
+    .map((x) => x.key);
+}
+
 function cosineRankings(set: EvalSet, docVectors: number[][], queryVectors: number[][]): Rankings {
   const rankings: Rankings = new Map();
   set.questions.forEach((q, qi) => {
-    const qv = queryVectors[qi]!;
-    const scored: Array<{ key: string; s: number }> = [];
-    set.docs.forEach((d, di) => {
-      if (q.thread !== undefined && d.thread !== q.thread) return;
-      const dv = docVectors[di]!;
-      let s = 0;
-      for (let k = 0; k < qv.length; k += 1) s += qv[k]! * (dv[k] ?? 0);
-      scored.push({ key: d.key, s });
-    });
-    scored.sort((x, y) => y.s - x.s);
-    rankings.set(q.id, scored.slice(0, 10).map((x) => x.key));
+    const pool = poolOf(set, q.thread);
+    rankings.set(q.id, top10(set, pool, pool.map((di) => dot(queryVectors[qi]!, docVectors[di]!))));
   });
   return rankings;
+}
+
+/**
+ * Not Loom's hybrid (that is built elsewhere): a forecast of which vector leg helps BM25 more.
+ * `convex a`: min-max normalised cosine and BM25 scores mixed as a·vector + (1−a)·BM25.
+ * `rrf a`: reciprocal rank fusion (k = 60), weight a on the vector leg and 1−a on BM25 (docs with
+ * no query term get no BM25 share).
+ */
+function fusedRankings(set: EvalSet, docVectors: number[][], queryVectors: number[][]): Record<string, Rankings> {
+  const out: Record<string, Rankings> = {};
+  const indexes = new Map<string, { pool: number[]; bm25: Bm25Index }>();
+  const indexOf = (thread: string | undefined): { pool: number[]; bm25: Bm25Index } => {
+    const id = thread ?? '*';
+    let entry = indexes.get(id);
+    if (!entry) {
+      const pool = poolOf(set, thread);
+      entry = { pool, bm25: new Bm25Index(pool.map((di) => set.docs[di]!.key), pool.map((di) => set.docs[di]!.content)) };
+      indexes.set(id, entry);
+    }
+    return entry;
+  };
+  const ranksOf = (scores: number[]): number[] => {
+    const order = scores.map((s, j) => ({ s, j })).sort((x, y) => y.s - x.s);
+    const rank = new Array<number>(scores.length);
+    order.forEach((x, r) => (rank[x.j] = r + 1));
+    return rank;
+  };
+  set.questions.forEach((q, qi) => {
+    const { pool, bm25 } = indexOf(q.thread);
+    const lexical = bm25.scores(q.query);
+    const cosine = pool.map((di) => dot(queryVectors[qi]!, docVectors[di]!));
+    const bmax = Math.max(...lexical) || 1;
+    const cmin = Math.min(...cosine);
+    const crange = Math.max(...cosine) - cmin || 1;
+    const vectorRank = ranksOf(cosine);
+    const lexicalRank = ranksOf(lexical);
+    for (const a of [0.2, 0.3, 0.5]) {
+      const convex = pool.map((_, j) => (a * (cosine[j]! - cmin)) / crange + ((1 - a) * lexical[j]!) / bmax);
+      const rrf = pool.map((_, j) => a / (60 + vectorRank[j]!) + (lexical[j]! > 0 ? (1 - a) / (60 + lexicalRank[j]!) : 0));
+      (out[`convex ${a}`] ??= new Map()).set(q.id, top10(set, pool, convex));
+      (out[`rrf ${a}`] ??= new Map()).set(q.id, top10(set, pool, rrf));
+    }
+  });
+  return out;
 }
 
 async function runCandidate(name: string, conversations: number): Promise<CandidateFigures> {
@@ -141,14 +198,16 @@ async function runCandidate(name: string, conversations: number): Promise<Candid
   const embed = await candidate.load();
   const loadSeconds = round((Date.now() - loadStarted) / 1000, 1);
   const tables: Record<string, ScoreTable> = {};
+  const fusion: Record<string, Record<string, ScoreTable>> = {};
   const rates: number[] = [];
   for (const set of sets) {
     const docs = await embedAll(embed, set.docs.map((d) => d.content));
     rates.push(docs.perSec);
     const queries = await embedAll(embed, set.questions.map((q) => q.query));
     tables[set.name] = scoreTable(set.questions, cosineRankings(set, docs.vectors, queries.vectors));
+    fusion[set.name] = Object.fromEntries(Object.entries(fusedRankings(set, docs.vectors, queries.vectors)).map(([label, r]) => [label, scoreTable(set.questions, r)]));
   }
-  return { name, loadSeconds, textsPerSecShort: rates[0]!, textsPerSecLong: rates[1]!, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024), tables };
+  return { name, loadSeconds, textsPerSecShort: rates[0]!, textsPerSecLong: rates[1]!, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024), tables, fusion };
 }
 
 function listArg(argv: string[], name: string): string | undefined {
@@ -166,6 +225,7 @@ async function main(): Promise<void> {
   }
   const names = (listArg(argv, 'candidates') ?? CANDIDATES.map((c) => c.name).join(',')).split(',');
   const rows: string[] = [];
+  const fusionRows: string[] = [];
   for (const name of names) {
     process.stderr.write(`survey: ${name}...\n`);
     let f: CandidateFigures;
@@ -182,6 +242,10 @@ async function main(): Promise<void> {
     rows.push(
       `| ${name} | ${l?.recallAt10} | ${l?.mrr} | ${c?.['overall']?.recallAt10} | ${c?.['overall']?.mrr} | ${c?.['paraphrase']?.mrr} | ${c?.['identifier']?.mrr} | ${f.textsPerSecShort} | ${f.textsPerSecLong} | ${f.loadSeconds} | ${f.peakRssMb} |`,
     );
+    for (const [label, lt] of Object.entries(f.fusion['locomo'] ?? {})) {
+      const ct = f.fusion['coding']?.[label];
+      fusionRows.push(`| ${name} | ${label} | ${lt['overall']?.recallAt10} | ${lt['overall']?.mrr} | ${ct?.['overall']?.mrr} | ${ct?.['paraphrase']?.mrr} | ${ct?.['identifier']?.mrr} |`);
+    }
   }
   process.stdout.write(
     [
@@ -190,6 +254,12 @@ async function main(): Promise<void> {
       '| Candidate | LoCoMo R@10 | LoCoMo MRR | Coding R@10 | Coding MRR | Coding MRR paraphrase | Coding MRR identifier | texts/s short | texts/s long (≤2,048 chars) | load s | peak RSS MB |',
       '|---|---|---|---|---|---|---|---|---|---|---|',
       ...rows,
+      '',
+      'Forecast of hybrid: each candidate fused with BM25 in-process (not Loom\'s hybrid).',
+      '',
+      '| Candidate | Fusion (a = vector weight) | LoCoMo R@10 | LoCoMo MRR | Coding MRR | Coding MRR paraphrase | Coding MRR identifier |',
+      '|---|---|---|---|---|---|---|',
+      ...fusionRows,
       '',
     ].join('\n'),
   );
