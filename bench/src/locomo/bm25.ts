@@ -38,15 +38,13 @@ export class Bm25Index {
     this.avgLength = this.lengths.reduce((a, b) => a + b, 0) / Math.max(1, this.lengths.length);
   }
 
-  /** The ids of the top `k` documents, best first (ties keep document order). */
-  search(query: string, k: number): string[] {
+  /** Each document's score for the query, in document order. */
+  scores(query: string): number[] {
     const k1 = this.options.k1 ?? 1.2;
     const b = this.options.b ?? 0.75;
     const n = this.tf.length;
     const terms = tokenize(query, this.options.stopWords ?? true);
-    const scores: Array<{ i: number; s: number }> = [];
-    for (let i = 0; i < n; i += 1) {
-      const tf = this.tf[i]!;
+    return this.tf.map((tf, i) => {
       let s = 0;
       for (const term of terms) {
         const f = tf.get(term);
@@ -55,9 +53,16 @@ export class Bm25Index {
         const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
         s += (idf * f * (k1 + 1)) / (f + k1 * (1 - b + (b * this.lengths[i]!) / this.avgLength));
       }
-      scores.push({ i, s });
-    }
-    scores.sort((x, y) => y.s - x.s || x.i - y.i);
-    return scores.slice(0, k).map((x) => this.ids[x.i]!);
+      return s;
+    });
+  }
+
+  /** The ids of the top `k` documents, best first (ties keep document order). */
+  search(query: string, k: number): string[] {
+    return this.scores(query)
+      .map((s, i) => ({ i, s }))
+      .sort((x, y) => y.s - x.s || x.i - y.i)
+      .slice(0, k)
+      .map((x) => this.ids[x.i]!);
   }
 }
