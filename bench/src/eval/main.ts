@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   const providers = providerSpecs(listFlag(argv, 'providers'));
   const floorArg = listFlag(argv, 'floor')?.[0];
   const floor = floorArg === undefined ? undefined : Number(floorArg);
-  if (floor !== undefined && !(floor >= -1 && floor <= 1)) throw new Error(`--floor takes a number from -1 to 1, not "${floorArg}"`);
+  if (floor !== undefined && !(floor >= 0 && floor <= 1)) throw new Error(`--floor takes a number from 0 to 1 (the setting's range), not "${floorArg}"`);
   requireBuilt();
 
   const started = new Date();
