@@ -6,6 +6,7 @@ import { readsAsHigh } from '@loom/sensitivity';
 import type { EmbeddingClient } from '../embedding/embedding.client';
 import type { ThreadFence } from '../fencing/thread-fence';
 import type { ThreadLeases } from '../leases/thread-leases';
+import { lexicalColumns } from '../lexical/lexical-columns';
 import { parseMetadata } from '../read/views';
 import type { EmbeddingRow, TranscriptRow } from '../rows';
 import { readLiveTurns } from '../stored-rows';
@@ -106,6 +107,8 @@ export class CompactionService {
       model: embedded.model,
       embedding: embedded.vectors[0]!,
       embed_error: '',
+      // Summaries are searched by words too, over their whole text.
+      ...lexicalColumns(summary),
       is_summary: true,
       is_saved: false,
       saved_at: null,

@@ -21,6 +21,7 @@ import type { ThreadLeases } from '../leases/thread-leases';
 import type { RecordingService } from '../recording/recording.service';
 import type { EmbeddingRow, TranscriptRow } from '../rows';
 import type { LiveSettingsService } from '../settings/live-settings.service';
+import { lexicalColumns } from '../lexical/lexical-columns';
 import { firstChars } from '../text';
 import { decodePosition, encodePosition } from '../cursor';
 import { readEmbeddingRow, readTranscriptRow, type MessageRef } from '../stored-rows';
@@ -264,6 +265,7 @@ export class SavedMessagesService {
       model: embedded.ok ? embedded.model : '',
       embedding: embedded.ok ? embedded.vectors[0]! : [],
       embed_error: embedded.ok ? '' : `${embedded.reason}: ${embedded.message}`.slice(0, 500),
+      ...lexicalColumns(row.content),
       is_summary: false,
       is_saved: true,
       saved_at: row.saved_at,
