@@ -92,7 +92,7 @@ describe('loom CLI (embedded)', () => {
     const port = await freePort();
     up = await startUp(port, switched);
     const admin = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
-    const found = await new LoomApi(`http://127.0.0.1:${port}`, admin).ok('conversation.search', { namespace: 'acme', query: 'from the CLI token' });
+    const found = await new LoomApi(`http://127.0.0.1:${port}`, admin).ok('conversation.search', { namespace: 'acme', query: 'from the CLI token', search_mode: 'vector' });
     expect(found).toMatchObject({ mode: 'vector', hits: [{ msg_id: expect.any(String), excerpt: 'from the CLI token' }] });
   });
 
