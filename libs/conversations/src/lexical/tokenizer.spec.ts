@@ -11,7 +11,9 @@ describe('lexical tokenizer [issue 10: tokens serve code]', () => {
     expect(tokenize('src/app/main.ts')).toEqual(expect.arrayContaining(['src/app/main.ts', 'src', 'app', 'main', 'ts']));
     expect(tokenize('React.useState')).toEqual(expect.arrayContaining(['react.usestate', 'react', 'usestate', 'use', 'state']));
     expect(tokenize('--max-old-space-size=4096')).toEqual(expect.arrayContaining(['max-old-space-size', 'max', 'old', 'space', 'size', '4096']));
-    expect(queryTerms('E11000')).toEqual(['e11000', 'e', '11000']);
+    expect(queryTerms('E11000')).toEqual(['e11000', '11000']);
+    expect(queryTerms('ledger v2')).toEqual(['ledger', 'v2']);
+    expect(queryTerms('x')).toEqual(['x']);
   });
 
   it('CONV-SEARCH-LEX-03 matching is case-insensitive and takes any Unicode letters', () => {

@@ -42,18 +42,19 @@ export function tokenMatches(text: string): TokenMatch[] {
     const at = match.index;
     const compound = match[0];
     const seen = new Set<string>();
-    const emit = (raw: string): void => {
+    const emit = (raw: string, part = false): void => {
       const term = raw.toLowerCase();
-      if (seen.has(term) || term.length === 0 || term.length > MAX_TERM_CHARS || STOPWORDS.has(term)) return;
+      // A one-character part (the `v` of `v2`, the `e` of `E11000`) matches too much to mean anything.
+      if (seen.has(term) || term.length === 0 || (part && Array.from(term).length < 2) || term.length > MAX_TERM_CHARS || STOPWORDS.has(term)) return;
       seen.add(term);
       out.push({ term, at });
     };
     emit(compound);
     for (const segment of compound.split(SEGMENT_SEPARATORS)) {
-      emit(segment);
+      emit(segment, segment !== compound);
       for (const snake of segment.split('_')) {
-        emit(snake);
-        for (const part of snake.match(CAMEL_PARTS) ?? []) emit(part);
+        emit(snake, snake !== compound);
+        for (const part of snake.match(CAMEL_PARTS) ?? []) emit(part, part !== compound);
       }
     }
   }
