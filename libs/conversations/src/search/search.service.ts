@@ -122,7 +122,7 @@ export class SearchService {
       scopeConditions.push('namespace IN {namespaces:Array(String)}');
       params['namespaces'] = scope.namespaces;
     }
-    const filters = this.filters({ all: true }, agent, input, params, { live: false }).map((c) => `p.${c}`);
+    const filters = this.filters({ all: true }, agent, input, params, { live: false });
     const rows = await this.storage.query<LexicalRow>(bm25Statement(this.storage.tables.conversationTerms, scopeConditions, filters), params);
     return rows.map((r) => ({ ...r, score: Number(r.score) }));
   }
