@@ -23,7 +23,7 @@ export interface StorageConfig {
 }
 
 /** The tables an append writes on every call; every other table is written directly. */
-const WRITE_BEHIND_TABLES = (tables: Tables): Set<string> => new Set([tables.conversations, tables.conversationEmbeddings, tables.conversationTerms]);
+const WRITE_BEHIND_TABLES = (tables: Tables): Set<string> => new Set([tables.conversations, tables.conversationEmbeddings]);
 
 export type QueryParams = Record<string, unknown>;
 
