@@ -92,8 +92,22 @@ describe('loom CLI (embedded)', () => {
     const port = await freePort();
     up = await startUp(port, switched);
     const admin = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
-    const found = await new LoomApi(`http://127.0.0.1:${port}`, admin).ok('conversation.search', { namespace: 'acme', query: 'from the CLI token' });
+    const found = await new LoomApi(`http://127.0.0.1:${port}`, admin).ok('conversation.search', { namespace: 'acme', query: 'from the CLI token', search_mode: 'vector' });
     expect(found).toMatchObject({ mode: 'vector', hits: [{ msg_id: expect.any(String), excerpt: 'from the CLI token' }] });
+  });
+
+  it('[issue 10: loom search] loom search prints readable hits (hybrid by default), the answer as JSON with --json, and refuses an unknown mode', async () => {
+    const admin = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+    const search = (args: string[]) => run(process.execPath, [CLI, 'search', ...args, '--namespace', 'acme', '--url', upUrl(), '--token', admin], { env });
+    const text = await search(['CLI token']);
+    expect(text.stdout).toMatch(/^1\. \d{4}-\d{2}-\d{2} \d{2}:\d{2}  user \(default\)  acme\/\S+  \S+  score \d+\.\d{4}\n   from the CLI token\n/);
+    expect(text.stdout).toContain('1 hit(s), mode hybrid');
+    const json = JSON.parse((await search(['CLI token', '--mode', 'lexical', '--json'])).stdout) as { mode: string; hits: Array<{ excerpt: string }> };
+    expect(json).toMatchObject({ mode: 'lexical', hits: [{ excerpt: 'from the CLI token' }] });
+    expect((await search(['nothing matches zzqx'])).stdout).toBe('no hits (hybrid)\n');
+    const bad = await search(['x', '--mode', 'fuzzy']).catch((e: { stderr: string; code: number }) => e);
+    expect((bad as { code: number }).code).toBe(1);
+    expect((bad as { stderr: string }).stderr).toContain('--mode must be one of hybrid, vector, lexical');
   });
 
   it('CONV-RET-02, CONV-RET-08: loom erasure export writes a person\'s turns as JSON lines with progress, loom erasure request erases them (or answers pending with --no-wait), and loom erasure status reads the record', async () => {

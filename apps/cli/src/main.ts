@@ -8,6 +8,7 @@ import { reembedCommand } from './commands/reembed.command';
 import { ingestTranscriptCommand } from './commands/ingest-transcript.command';
 import { briefsGetCommand, briefsListCommand } from './commands/briefs.command';
 import { runsListCommand } from './commands/runs.command';
+import { searchCommand } from './commands/search.command';
 import { erasureExportCommand, erasureRequestCommand, erasureStatusCommand } from './commands/erasure.command';
 import { quarantineDropCommand, quarantineListCommand, quarantineRetryCommand } from './commands/quarantine.command';
 
@@ -139,6 +140,23 @@ runs
   .option('--token <token>', 'a viewer token (default $LOOM_TOKEN)')
   .option('--json', 'print JSON')
   .action(runsListCommand);
+
+program
+  .command('search <query>')
+  .description('search recorded conversation turns (conversation.search): by meaning and words (hybrid, the default), meaning alone (vector) or words alone (lexical)')
+  .requiredOption('--namespace <ns>', 'the namespace')
+  .option('--mode <mode>', 'hybrid | vector | lexical (default: the live setting conversation_search_default_mode)')
+  .option('--lexical-weight <w>', "the words' share in hybrid mode, 0-1 (default 0.5)")
+  .option('--thread <id>', 'one thread only')
+  .option('--run <id>', 'one run only')
+  .option('--role <role>', 'user | assistant | system (summaries)')
+  .option('--agent <agent>', 'one agent\'s turns, or * for every agent (default: the token\'s agent)')
+  .option('--limit <n>', 'most hits (default 10, at most 100)')
+  .option('--all', 'every namespace the token can read, not only --namespace')
+  .option('--url <url>', 'the gateway (default $LOOM_URL)')
+  .option('--token <token>', 'a viewer token (default $LOOM_TOKEN)')
+  .option('--json', 'print the answer as JSON')
+  .action(searchCommand);
 
 const token = program.command('token').description('API tokens');
 token

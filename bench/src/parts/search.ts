@@ -16,8 +16,14 @@ const THREADS = 5_000;
 export interface SearchAtSize {
   /** Turns appended (acknowledged) in the namespace when measured. */
   turns: number;
-  /** Namespace-wide search, default floor, one query at a time. */
+  /** Namespace-wide vector search (`search_mode: "vector"`), default floor, one query at a time. */
   namespaceWide: LatencySummary;
+  /**
+   * The same queries in hybrid mode (vector + BM25 fused, the default since issue 10) and in
+   * lexical mode, namespace-wide and thread-scoped. Absent in runs before issue 10.
+   */
+  hybrid?: { namespaceWide: LatencySummary; threadScoped: LatencySummary; meanHits: number; modes: Record<string, number> };
+  lexical?: { namespaceWide: LatencySummary };
   /** Search limited to one thread. */
   threadScoped: LatencySummary;
   /** Namespace-wide at concurrency 8: throughput and latency. */
@@ -145,26 +151,28 @@ async function measure(client: LoomClient, turns: number, queries: string[]): Pr
       if (r.status !== 200) throw new Error(`search answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
       return { ms: r.ms, hits: r.body.hits.length, mode: r.body.mode };
     });
-  for (let i = 0; i < 20; i += 1) await search({ query: queries[i % queries.length]! });
+  for (let i = 0; i < 20; i += 1) await search({ query: queries[i % queries.length]!, search_mode: 'vector' });
   const wide: number[] = [];
   let hits = 0;
   let vector = 0;
   for (const q of queries) {
-    const r = await search({ query: q });
+    const r = await search({ query: q, search_mode: 'vector' });
     wide.push(r.ms);
     hits += r.hits;
     if (r.mode === 'vector') vector += 1;
   }
   const scoped: number[] = [];
   for (let i = 0; i < Math.min(100, queries.length); i += 1) {
-    const r = await search({ query: queries[i]!, thread_id: `s-t${(i * 37) % THREADS}` });
+    const r = await search({ query: queries[i]!, thread_id: `s-t${(i * 37) % THREADS}`, search_mode: 'vector' });
     scoped.push(r.ms);
   }
+  const hybrid = await measureMode(search, queries, 'hybrid');
+  const lexical = await measureMode(search, queries, 'lexical');
   const concurrent = await drive({
     concurrency: 8,
     totalOps: queries.length,
     op: async (seq) => {
-      await search({ query: queries[seq % queries.length]! });
+      await search({ query: queries[seq % queries.length]!, search_mode: 'vector' });
       return { ok: true };
     },
   });
@@ -188,5 +196,28 @@ async function measure(client: LoomClient, turns: number, queries: string[]): Pr
     meanHits: round(hits / queries.length, 2),
     vectorMode: vector,
     queries: queries.length,
+    hybrid,
+    lexical: { namespaceWide: lexical.namespaceWide },
   };
+}
+
+/** The same queries in one `search_mode`, namespace-wide and thread-scoped, one at a time. */
+async function measureMode(
+  search: (body: Record<string, unknown>) => Promise<{ ms: number; hits: number; mode: string }>,
+  queries: string[],
+  mode: 'hybrid' | 'lexical',
+): Promise<NonNullable<SearchAtSize['hybrid']>> {
+  for (let i = 0; i < 20; i += 1) await search({ query: queries[i % queries.length]!, search_mode: mode });
+  const wide: number[] = [];
+  const modes: Record<string, number> = {};
+  let hits = 0;
+  for (const q of queries) {
+    const r = await search({ query: q, search_mode: mode });
+    wide.push(r.ms);
+    hits += r.hits;
+    modes[r.mode] = (modes[r.mode] ?? 0) + 1;
+  }
+  const scoped: number[] = [];
+  for (let i = 0; i < Math.min(100, queries.length); i += 1) scoped.push((await search({ query: queries[i]!, thread_id: `s-t${(i * 37) % THREADS}`, search_mode: mode })).ms);
+  return { namespaceWide: summarize(wide), threadScoped: summarize(scoped), meanHits: round(hits / queries.length, 2), modes };
 }

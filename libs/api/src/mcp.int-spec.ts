@@ -42,6 +42,18 @@ describe('MCP endpoint (/mcp)', () => {
     expect(called.body.result.structuredContent.conversations[0]).toMatchObject({ thread_id: 't', excerpt: expect.stringContaining('rotate the billing credentials') });
   });
 
+  it('[issue 10: MCP hybrid] loom_search finds conversation turns by words too (hybrid by default), and takes search_mode', async () => {
+    const content = 'background notes. '.repeat(150) + 'The fix was in retryUploadChunk.';
+    await loom.admin.ok('conversation.append', { namespace: ns, thread_id: 't', msg_id: 'deep', role: 'assistant', content });
+    const session = await connect();
+    for (const args of [{ query: 'retryUploadChunk' }, { query: 'retryUploadChunk', search_mode: 'lexical' }]) {
+      const called = await rpc('tools/call', { name: 'loom_search', arguments: args }, session);
+      expect(called.body.result.structuredContent.conversations[0]).toMatchObject({ msg_id: 'deep', excerpt: expect.stringContaining('retryUploadChunk') });
+    }
+    const vector = await rpc('tools/call', { name: 'loom_search', arguments: { query: 'retryUploadChunk', search_mode: 'vector' } }, session);
+    expect(vector.body.result.structuredContent.conversations).toEqual([]);
+  });
+
   it('MCP-02: the core listing has no conversation.append, and nothing in it prompts the model to log turns', async () => {
     const session = await connect();
     const { tools } = (await rpc('tools/list', {}, session)).body.result;

@@ -24,7 +24,7 @@ describe('OpenAI-compatible embeddings through Loom', () => {
     expect(embedCalls.at(-1)!.body).toMatchObject({ model: 'text-embedding-test', input: ['migrate invoices to the new ledger'] });
     const [row] = await embeddingRows(loom.gateway.runtime.storage, ns);
     expect(row).toMatchObject({ embed_error: '', model: expect.stringContaining('text-embedding-test') });
-    const found = await loom.admin.ok('conversation.search', { namespace: ns, query: 'invoices ledger migration', namespace_scope: 'namespace' });
+    const found = await loom.admin.ok('conversation.search', { namespace: ns, query: 'invoices ledger migration', namespace_scope: 'namespace', search_mode: 'vector' });
     expect(found.mode).toBe('vector');
     expect(found.hits.map((h: { excerpt: string }) => h.excerpt)).toEqual(['migrate invoices to the new ledger']);
   });

@@ -9,6 +9,7 @@ export interface Tables {
   namespaces: string;
   conversations: string;
   conversationEmbeddings: string;
+  conversationTerms: string;
   conversationThreads: string;
   apiTokens: string;
   settings: string;
@@ -35,6 +36,7 @@ export function tablesFor(database: string): Tables {
     namespaces: `${database}.namespaces`,
     conversations: `${database}.conversations`,
     conversationEmbeddings: `${database}.conversation_embeddings`,
+    conversationTerms: `${database}.conversation_terms`,
     conversationThreads: `${database}.conversation_threads`,
     apiTokens: `${database}.api_tokens`,
     settings: `${database}.settings`,

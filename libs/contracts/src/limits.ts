@@ -39,6 +39,10 @@ export const Defaults = {
   searchMinSimilarity: 0.3,
   searchExcerptChars: 240,
   searchLimit: 10,
+  /** conversation.search's `search_mode` when the request names none (live setting conversation_search_default_mode). */
+  searchMode: 'hybrid',
+  /** The BM25 leg's share in hybrid search. */
+  searchLexicalWeight: 0.5,
   threadsWindowDays: 30,
   threadsLimit: 50,
   pageSize: 50,

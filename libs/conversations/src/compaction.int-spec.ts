@@ -114,10 +114,15 @@ describe('Compaction (conversation.compact)', () => {
     }
     await loom.stopEmbedder();
     try {
-      const fallback = await loom.admin.ok('conversation.search', { namespace: ns, query: 'zebrafish', namespace_scope: 'namespace' });
+      const fallback = await loom.admin.ok('conversation.search', { namespace: ns, query: 'zebrafish', namespace_scope: 'namespace', search_mode: 'vector' });
       expect(fallback).toEqual({ hits: [], mode: 'substring' });
-      const summaryByWords = await loom.admin.ok('conversation.search', { namespace: ns, query: 'ledger v2', namespace_scope: 'namespace' });
+      const summaryByWords = await loom.admin.ok('conversation.search', { namespace: ns, query: 'ledger v2', namespace_scope: 'namespace', search_mode: 'vector' });
       expect(summaryByWords.hits.map((h: { msg_id: string }) => h.msg_id)).toEqual([body.summary_msg_id]);
+      // Hybrid answers from its BM25 leg [issue 10]: the same turns, retired ones out, the summary in.
+      expect(await loom.admin.ok('conversation.search', { namespace: ns, query: 'zebrafish', namespace_scope: 'namespace' })).toEqual({ hits: [], mode: 'lexical' });
+      const hybridByWords = await loom.admin.ok('conversation.search', { namespace: ns, query: 'ledger v2', namespace_scope: 'namespace' });
+      expect(hybridByWords.mode).toBe('lexical');
+      expect(hybridByWords.hits.map((h: { msg_id: string }) => h.msg_id)).toEqual([body.summary_msg_id]);
     } finally {
       await loom.startEmbedder();
     }

@@ -87,14 +87,14 @@ describe('Embedding & fail-open', () => {
     await append({ thread_id: 't', role: 'user', content: 'Zanzibar rollout checklist', msg_id: 'lost' });
     provider.failing = false;
     const sentAfterFailure = provider.received.length;
-    const vector = await loom.admin.ok('conversation.search', { namespace: ns, query: 'Zanzibar rollout checklist', namespace_scope: 'namespace' });
+    const vector = await loom.admin.ok('conversation.search', { namespace: ns, query: 'Zanzibar rollout checklist', namespace_scope: 'namespace', search_mode: 'vector' });
     expect(vector.mode).toBe('vector');
     expect(vector.hits).toEqual([]);
     // Only the query was embedded: nothing went back for the failed turn.
     expect(provider.received.slice(sentAfterFailure)).toEqual(['Zanzibar rollout checklist']);
     await loom.stopEmbedder();
     try {
-      const fallback = await loom.admin.ok('conversation.search', { namespace: ns, query: 'zanzibar', namespace_scope: 'namespace' });
+      const fallback = await loom.admin.ok('conversation.search', { namespace: ns, query: 'zanzibar', namespace_scope: 'namespace', search_mode: 'vector' });
       expect(fallback.mode).toBe('substring');
       expect(fallback.hits.map((h: { msg_id: string }) => h.msg_id)).toEqual(['lost']);
     } finally {

@@ -136,7 +136,7 @@ describe('Reading & search', () => {
     await append({ thread_id: 't', role: 'assistant', content: 'the invoice export job needs the new ledger id' });
     await append({ thread_id: 't', role: 'tool', content: 'invoice export job log: failing' });
     const viewer = await loom.as(ns, 'viewer');
-    const result = await viewer.ok('conversation.search', { query: 'invoice export job failing' });
+    const result = await viewer.ok('conversation.search', { query: 'invoice export job failing', search_mode: 'vector' });
     expect(result.mode).toBe('vector');
     expect(result.hits.map((h: { role: string }) => h.role).sort()).toEqual(['assistant', 'user']);
   });
@@ -188,7 +188,7 @@ describe('Reading & search', () => {
         .sort((a, b) => b.score - a.score)
         .slice(0, 10);
       expect(exact.length).toBeGreaterThan(3);
-      const { hits } = await op('conversation.search', { query, limit: 10 });
+      const { hits } = await op('conversation.search', { query, limit: 10, search_mode: 'vector' });
       expect(hits.map((h: { msg_id: string }) => h.msg_id)).toEqual(exact.map((e) => e.msg_id));
       hits.forEach((h: { score: number }, i: number) => expect(h.score).toBeCloseTo(exact[i]!.score, 4));
     }
@@ -199,7 +199,7 @@ describe('Reading & search', () => {
     for (let i = 0; i < 60; i += 1) await append({ thread_id: 'gone', role: 'user', msg_id: `d${i}`, content: `kestrel nebula quartz variant ${i}` });
     for (let i = 0; i < 5; i += 1) await append({ thread_id: 'kept', role: 'user', msg_id: `k${i}`, content: `kestrel nebula quartz and the rest of a longer live turn number ${i} about other things` });
     for (let i = 0; i < 60; i += 1) await tombstoneTurn(storage, { namespace: ns, thread_id: 'gone', msg_id: `d${i}` }, loom.gateway.runtime.plane.fence);
-    const { hits } = await op('conversation.search', { query: 'kestrel nebula quartz', limit: 10 });
+    const { hits } = await op('conversation.search', { query: 'kestrel nebula quartz', limit: 10, search_mode: 'vector' });
     expect(hits.map((h: { msg_id: string }) => h.msg_id).sort()).toEqual(['k0', 'k1', 'k2', 'k3', 'k4']);
   });
 
@@ -207,7 +207,7 @@ describe('Reading & search', () => {
     await append({ thread_id: 't', role: 'user', content: 'rotate the database credentials' });
     await append({ thread_id: 't', role: 'user', content: 'rotate the database credentials before the audit on friday morning with the security team' });
     await append({ thread_id: 't', role: 'user', content: 'lunch menu for the offsite' });
-    const result = await op('conversation.search', { query: 'rotate the database credentials' });
+    const result = await op('conversation.search', { query: 'rotate the database credentials', search_mode: 'vector' });
     const scores = result.hits.map((h: { score: number }) => h.score);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
     expect(result.hits[0].excerpt).toBe('rotate the database credentials');
@@ -216,7 +216,7 @@ describe('Reading & search', () => {
     // The floor is live: raised, it drops the longer turn too.
     await loom.admin.ok('settings.set', { key: 'conversation_search_min_similarity', value: 0.9 });
     try {
-      const strict = await op('conversation.search', { query: 'rotate the database credentials' });
+      const strict = await op('conversation.search', { query: 'rotate the database credentials', search_mode: 'vector' });
       expect(strict.hits.map((h: { excerpt: string }) => h.excerpt)).toEqual(['rotate the database credentials']);
     } finally {
       await loom.admin.ok('settings.set', { key: 'conversation_search_min_similarity', value: 0.3 });
@@ -225,16 +225,17 @@ describe('Reading & search', () => {
 
   it('CONV-SEARCH-04: by default search spans all the caller\'s namespaces; namespace_scope="namespace" keeps to one', async () => {
     const other = uniqueNamespace();
+    // Words no other test of this file uses: admin searches span every namespace, and hybrid search matches words.
     await loom.record(other);
-    await append({ thread_id: 't', role: 'user', content: 'quarterly invoice reconciliation' });
-    await loom.admin.ok('conversation.append', { namespace: other, thread_id: 't', role: 'user', content: 'quarterly invoice reconciliation too' });
-    const everywhere = await op('conversation.search', { query: 'quarterly invoice reconciliation' }, loom.admin);
+    await append({ thread_id: 't', role: 'user', content: 'quarterly marzipan tessellation' });
+    await loom.admin.ok('conversation.append', { namespace: other, thread_id: 't', role: 'user', content: 'quarterly marzipan tessellation too' });
+    const everywhere = await op('conversation.search', { query: 'quarterly marzipan tessellation' }, loom.admin);
     expect(everywhere.hits.map((h: { namespace: string }) => h.namespace).sort()).toEqual([ns, other].sort());
-    const one = await op('conversation.search', { query: 'quarterly invoice reconciliation', namespace_scope: 'namespace' }, loom.admin);
+    const one = await op('conversation.search', { query: 'quarterly marzipan tessellation', namespace_scope: 'namespace' }, loom.admin);
     expect(one.hits.map((h: { namespace: string }) => h.namespace)).toEqual([ns]);
     // A token for one namespace never sees another's turns.
     const viewer = await loom.as(ns, 'viewer');
-    const scoped = await viewer.ok('conversation.search', { query: 'quarterly invoice reconciliation' });
+    const scoped = await viewer.ok('conversation.search', { query: 'quarterly marzipan tessellation' });
     expect(scoped.hits.map((h: { namespace: string }) => h.namespace)).toEqual([ns]);
     expect((await viewer.call('conversation.search', { namespace: other, query: 'x' })).status).toBe(403);
   });
@@ -246,7 +247,7 @@ describe('Reading & search', () => {
     await loom.stopEmbedder();
     try {
       const search = async (filters: Record<string, unknown>) => {
-        const result = await op('conversation.search', { query: 'zephyr', ...filters });
+        const result = await op('conversation.search', { query: 'zephyr', search_mode: 'vector', ...filters });
         expect(result.mode).toBe('substring');
         return result.hits.map((h: { excerpt: string }) => h.excerpt).sort();
       };
@@ -261,7 +262,7 @@ describe('Reading & search', () => {
   it('CONV-SEARCH-06: a hit shows the first 240 characters; the full text comes from get or list', async () => {
     const content = 'invoice reconciliation notes: ' + 'the ledger totals match the export. '.repeat(20);
     await append({ thread_id: 't', role: 'user', content, msg_id: 'm' });
-    const [hit] = (await op('conversation.search', { query: 'invoice reconciliation notes ledger totals' })).hits;
+    const [hit] = (await op('conversation.search', { query: 'invoice reconciliation notes ledger totals', search_mode: 'vector' })).hits;
     expect(hit.excerpt).toBe(content.slice(0, 240));
     expect((await op('conversation.list', { thread_id: 't' })).messages[0].content).toBe(content);
   });
@@ -271,10 +272,10 @@ describe('Reading & search', () => {
     await append({ thread_id: 't', role: 'user', content });
     await loom.admin.ok('settings.set', { key: 'conversation_search_excerpt_chars', value: 40 });
     try {
-      const [hit] = (await op('conversation.search', { query: 'invoice reconciliation notes ledger totals' })).hits;
+      const [hit] = (await op('conversation.search', { query: 'invoice reconciliation notes ledger totals', search_mode: 'vector' })).hits;
       expect(hit.excerpt).toBe(content.slice(0, 40));
       expect((await op('conversation.threads')).threads[0].excerpt).toBe(content.slice(0, 40));
-      expect(await loom.admin.ok('settings.get', {})).toEqual({ conversation_search_excerpt_chars: 40, conversation_search_min_similarity: 0.3, session_brief_model_calls: 1 });
+      expect(await loom.admin.ok('settings.get', {})).toEqual({ conversation_search_excerpt_chars: 40, conversation_search_min_similarity: 0.3, session_brief_model_calls: 1, conversation_search_default_mode: 'hybrid' });
     } finally {
       await loom.admin.ok('settings.set', { key: 'conversation_search_excerpt_chars', value: 240 });
     }
@@ -283,10 +284,10 @@ describe('Reading & search', () => {
     expect((await loom.admin.call('settings.set', { key: 'conversation_search_excerpt_chars', value: 5000 })).status).toBe(400);
   });
 
-  it('CONV-SEARCH-09: search has no lexical leg: an exact identifier past the first 2,048 characters is not found', async () => {
+  it('CONV-SEARCH-09: vector search has no lexical leg (search_mode "vector"; issue 10 adds hybrid and lexical): an exact identifier past the first 2,048 characters is not found', async () => {
     const content = 'background notes on the billing system. '.repeat(60) + ' The failing ticket is BILL-77123.';
     await append({ thread_id: 't', role: 'assistant', content });
-    const result = await op('conversation.search', { query: 'BILL-77123' });
+    const result = await op('conversation.search', { query: 'BILL-77123', search_mode: 'vector' });
     expect(result.mode).toBe('vector');
     expect(result.hits).toEqual([]);
   });

@@ -43,14 +43,19 @@ describe('Sensitivity ("reads as high")', () => {
   it('CONV-SENS-03: search never returns a high turn, by vector or by the substring fallback, even for an exact substring', async () => {
     await append({ thread_id: 't', role: 'user', content: HIGH_TURNS['card']! });
     await append({ thread_id: 't', role: 'user', content: 'charge the card on file for the March invoice' });
-    const vector = await loom.admin.ok('conversation.search', { namespace: ns, query: 'charge my card 4111 1111 1111 1111 exp 12/29' });
+    const vector = await loom.admin.ok('conversation.search', { namespace: ns, query: 'charge my card 4111 1111 1111 1111 exp 12/29', search_mode: 'vector' });
     expect(vector.hits.map((h: { excerpt: string }) => h.excerpt)).not.toContain(HIGH_TURNS['card']);
+    // Nor by its words [issue 10]: a high turn has no postings.
+    for (const search_mode of ['hybrid', 'lexical']) {
+      const words = await loom.admin.ok('conversation.search', { namespace: ns, query: 'charge card 4111 1111 1111 1111', search_mode });
+      expect(words.hits.map((h: { excerpt: string }) => h.excerpt)).toEqual(['charge the card on file for the March invoice']);
+    }
     await loom.stopEmbedder();
     try {
-      const fallback = await loom.admin.ok('conversation.search', { namespace: ns, query: 'charge' });
+      const fallback = await loom.admin.ok('conversation.search', { namespace: ns, query: 'charge', search_mode: 'vector' });
       expect(fallback.mode).toBe('substring');
       expect(fallback.hits.map((h: { excerpt: string }) => h.excerpt)).toEqual(['charge the card on file for the March invoice']);
-      const exact = await loom.admin.ok('conversation.search', { namespace: ns, query: '4111 1111 1111 1111' });
+      const exact = await loom.admin.ok('conversation.search', { namespace: ns, query: '4111 1111 1111 1111', search_mode: 'vector' });
       expect(exact.hits).toEqual([]);
     } finally {
       await loom.startEmbedder();
@@ -60,7 +65,7 @@ describe('Sensitivity ("reads as high")', () => {
   it('a search query that reads as high is never sent to the embedder', async () => {
     await append({ thread_id: 't', role: 'user', content: 'rotate the deploy key tomorrow' });
     const before = provider.received.length;
-    const result = await loom.admin.ok('conversation.search', { namespace: ns, query: `rotate ${HIGH_TURNS['api_key']}` });
+    const result = await loom.admin.ok('conversation.search', { namespace: ns, query: `rotate ${HIGH_TURNS['api_key']}`, search_mode: 'vector' });
     expect(provider.received.length).toBe(before);
     expect(result.mode).toBe('substring');
   });

@@ -21,7 +21,7 @@ describe('Settings', () => {
     expect((await loom.admin.ok('settings.get', {})).conversation_search_min_similarity).toBe(0.3);
     await loom.record(ns);
     await ok('conversation.append', { thread_id: 't', role: 'user', content: 'rotate the billing database credentials every quarter' });
-    const query = { query: 'rotate billing credentials', namespace_scope: 'namespace' };
+    const query = { query: 'rotate billing credentials', namespace_scope: 'namespace', search_mode: 'vector' };
     const [hit] = (await ok('conversation.search', query)).hits;
     expect(hit.score).toBeGreaterThanOrEqual(0.3);
     await loom.admin.ok('settings.set', { key: 'conversation_search_min_similarity', value: Math.min(1, hit.score + 0.01) });

@@ -9,6 +9,8 @@ import type {
   RunResponse,
   RunStatus,
   RunView,
+  SearchTurnsRequest,
+  SearchTurnsResponse,
   SetFromMessagesResponse,
   TurnRole,
   TurnView,
@@ -132,6 +134,14 @@ export class Agent {
   /** @internal */
   metadata(): Record<string, unknown> {
     return { environment: this.environment, ...this.options.metadata };
+  }
+
+  /**
+   * conversation.search as this agent: hybrid (meaning and words) unless `search_mode` says
+   * otherwise; `agent: "*"` searches every agent's turns.
+   */
+  search(query: string, options: Omit<SearchTurnsRequest, 'query' | 'namespace'> = {}): Promise<SearchTurnsResponse> {
+    return this.client.call<SearchTurnsResponse>('conversation.search', { namespace: this.namespace, agent: this.name, ...options, query });
   }
 
   async close(): Promise<void> {

@@ -151,4 +151,21 @@ describe('SDK: Agent and Session', () => {
     expect(failed).toMatchObject({ goal: 'doomed', outcome: 'the export job crashed' });
     await bot.close();
   });
+
+  it('[issue 10: SDK search] Agent.search is hybrid by default, takes search_mode and lexical_weight, and refuses an unknown mode with the field named', async () => {
+    await loom.record(ns);
+    const bot = new Agent(ns, 'local', 'support-bot', { baseUrl: loom.url, token });
+    await bot.session('t').append({ role: 'assistant', content: 'The export failed in parseLedgerRows at src/export/rows.ts.' }, { role: 'user', content: 'thanks' });
+    const hybrid = await bot.search('ledger rows');
+    expect(hybrid.mode).toBe('hybrid');
+    expect(hybrid.hits[0]).toMatchObject({ agent: 'support-bot', excerpt: 'The export failed in parseLedgerRows at src/export/rows.ts.' });
+    const lexical = await bot.search('rows.ts', { search_mode: 'lexical', limit: 5 });
+    expect(lexical.mode).toBe('lexical');
+    expect(lexical.hits).toHaveLength(1);
+    expect((await bot.search('ledger rows', { lexical_weight: 1 })).hits[0]!.excerpt).toContain('parseLedgerRows');
+    const refused = await bot.search('x', { search_mode: 'fuzzy' as never }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(LoomApiError);
+    expect((refused as LoomApiError).fields.map((f) => f.field)).toEqual(['search_mode']);
+    await bot.close();
+  });
 });

@@ -95,12 +95,12 @@ export function describeApiChecks(label: string, target: () => ApiCheckTarget): 
       await admin.ok('conversation.set_logging', { namespace: ns, enabled: true });
       await admin.ok('conversation.append', { namespace: ns, thread_id: 't', role: 'user', content: 'How do we rotate the database credentials for billing?' });
       await admin.ok('conversation.append', { namespace: ns, thread_id: 't', role: 'assistant', content: 'The cat sat on the warm windowsill all afternoon.' });
-      const found = await admin.ok('conversation.search', { namespace: ns, query: 'rotate database credentials', namespace_scope: 'namespace' });
+      const found = await admin.ok('conversation.search', { namespace: ns, query: 'rotate database credentials', namespace_scope: 'namespace', search_mode: 'vector' });
       expect(found.mode).toBe('vector');
       expect(found.hits).toHaveLength(1);
       expect(found.hits[0].excerpt).toContain('rotate the database credentials');
       expect(found.hits[0].score).toBeGreaterThanOrEqual(0.3);
-      const none = await admin.ok('conversation.search', { namespace: ns, query: 'kubernetes ingress certificate renewal', namespace_scope: 'namespace' });
+      const none = await admin.ok('conversation.search', { namespace: ns, query: 'kubernetes ingress certificate renewal', namespace_scope: 'namespace', search_mode: 'vector' });
       expect(none.hits).toEqual([]);
     });
 
@@ -111,13 +111,41 @@ export function describeApiChecks(label: string, target: () => ApiCheckTarget): 
       await t.admin.ok('conversation.append', { namespace: ns, thread_id: 't', role: 'user', content: 'Deploy the LEDGER-4411 migration tonight' });
       await t.stopEmbedder();
       try {
-        const result = await t.admin.call('conversation.search', { namespace: ns, query: 'ledger-4411', namespace_scope: 'namespace' });
+        const result = await t.admin.call('conversation.search', { namespace: ns, query: 'ledger-4411', namespace_scope: 'namespace', search_mode: 'vector' });
         expect(result.status).toBe(200);
         expect(result.body.mode).toBe('substring');
         expect(result.body.hits.map((h: { excerpt: string }) => h.excerpt)).toEqual(['Deploy the LEDGER-4411 migration tonight']);
       } finally {
         await t.startEmbedder();
       }
+    });
+
+    it('CONV-SEARCH-10 CONV-SEARCH-11 CONV-SEARCH-20 [issue 10: hybrid]: hybrid is the default, finds a turn by an identifier past its first 2,048 characters, answers from words alone with the embedder down, and a thread delete takes the turn out', async () => {
+      const t = target();
+      const ns = uniqueNamespace();
+      await t.admin.ok('conversation.set_logging', { namespace: ns, enabled: true });
+      const content = 'background notes on the billing system. '.repeat(60) + ' The failing job is reconcileLedgerBatch in jobs/ledger.ts.';
+      await t.admin.ok('conversation.append', { namespace: ns, thread_id: 'gone', msg_id: 'long', role: 'assistant', content });
+      await t.admin.ok('conversation.append', { namespace: ns, thread_id: 'kept', msg_id: 'other', role: 'user', content: 'the ledger batch finished' });
+      const search = (body: Record<string, unknown>) => t.admin.ok('conversation.search', { namespace: ns, namespace_scope: 'namespace', ...body });
+      const hybrid = await search({ query: 'reconcile ledger batch ledger.ts' });
+      expect(hybrid.mode).toBe('hybrid');
+      // Found by its words past the embedding's 2,048 characters, shown around them.
+      const long = hybrid.hits.find((h: { msg_id: string }) => h.msg_id === 'long');
+      expect(long.excerpt).toContain('reconcileLedgerBatch');
+      // The whole identifier ranks above a turn holding only its parts (ledger, batch).
+      expect((await search({ query: 'reconcileLedgerBatch', search_mode: 'lexical' })).hits.map((h: { msg_id: string }) => h.msg_id)).toEqual(['long', 'other']);
+      await t.stopEmbedder();
+      try {
+        const words = await search({ query: 'reconcileLedgerBatch' });
+        expect(words.mode).toBe('lexical');
+        expect(words.hits.map((h: { msg_id: string }) => h.msg_id)).toEqual(['long', 'other']);
+      } finally {
+        await t.startEmbedder();
+      }
+      await t.admin.ok('conversation.delete', { namespace: ns, thread_id: 'gone', confirm_thread_id: 'gone' });
+      expect((await search({ query: 'reconcileLedgerBatch', search_mode: 'lexical' })).hits.map((h: { msg_id: string }) => h.msg_id)).toEqual(['other']);
+      expect((await search({ query: 'reconcile ledger batch ledger.ts' })).hits.map((h: { msg_id: string }) => h.msg_id)).not.toContain('long');
     });
 
     it('CONV-READ-01 CONV-READ-06: threads lists newest first and list pages every turn exactly once by cursor', async () => {

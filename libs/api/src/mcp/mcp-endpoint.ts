@@ -1,6 +1,6 @@
 import { requireNamespaceWideToken, resolveNamespace, type AuthService } from '@loom/auth';
 import { formatMillis, type Storage } from '@loom/clickhouse';
-import { Limits, LoomError, NAMESPACE_PATTERN, Ops, rawJsonDepth, roleAtLeast } from '@loom/contracts';
+import { Limits, LoomError, NAMESPACE_PATTERN, Ops, rawJsonDepth, roleAtLeast, SearchModes } from '@loom/contracts';
 import { nextVersion, type Logger } from '@loom/platform';
 import type { RunsService } from '@loom/runs';
 import { randomUUID } from 'node:crypto';
@@ -29,13 +29,19 @@ const CORE_TOOLS: Tool[] = [
     description: 'Search what this team knows: durable facts (memories) and, where the namespace records conversations, earlier conversation turns.',
     inputSchema: {
       type: 'object',
-      properties: { query: { type: 'string', description: 'what to look for' }, limit: { type: 'integer', minimum: 1, maximum: 50 } },
+      properties: {
+        query: { type: 'string', description: 'what to look for' },
+        limit: { type: 'integer', minimum: 1, maximum: 50 },
+        search_mode: { type: 'string', enum: [...SearchModes], description: 'conversation turns by meaning and words (hybrid, the default), by meaning alone (vector) or by words alone (lexical)' },
+      },
       required: ['query'],
     },
     call: async (args, op) => {
       const query = String(args['query'] ?? '');
       const limit = typeof args['limit'] === 'number' ? args['limit'] : 5;
-      const [memories, conversations] = await Promise.all([op('memory.search', { query, limit }), op('conversation.search', { query, limit, namespace_scope: 'namespace' })]);
+      // An unknown mode reaches conversation.search, whose 400 names it.
+      const mode = args['search_mode'] === undefined ? {} : { search_mode: args['search_mode'] };
+      const [memories, conversations] = await Promise.all([op('memory.search', { query, limit }), op('conversation.search', { query, limit, namespace_scope: 'namespace', ...mode })]);
       return { memories: (memories as { hits: unknown[] }).hits, conversations: (conversations as { hits: unknown[] }).hits };
     },
   },

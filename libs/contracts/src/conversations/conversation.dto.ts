@@ -2,6 +2,7 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
+  IsNumber,
   IsObject,
   IsString,
   Matches,
@@ -260,8 +261,23 @@ export interface DeleteThreadResponse {
 
 // ---- conversation.search -------------------------------------------------------------------
 
+/**
+ * `hybrid` fuses the vector and BM25 legs by reciprocal rank; `vector` is cosine ranking alone
+ * (with the substring fallback); `lexical` is BM25 alone. The default is the live setting
+ * `conversation_search_default_mode`.
+ */
+export const SearchModes = ['hybrid', 'vector', 'lexical'] as const;
+export type SearchMode = (typeof SearchModes)[number];
+
 export class SearchTurnsRequest extends AgentScopedRequest {
-  @IsString() @MinLength(1) @MaxLength(Limits.maxQueryChars) query!: string;
+  @IsString() @MinLength(1) @MaxLength(Limits.maxQueryChars, { message: `query must be at most ${Limits.maxQueryChars} characters` }) query!: string;
+  @Optional() @IsIn(SearchModes, { message: (args) => `search_mode ${JSON.stringify(args.value)} is not one of ${SearchModes.join(', ')}` })
+  search_mode?: SearchMode;
+  /** The BM25 leg's share in hybrid mode, 0-1 (default 0.5), as in saved-message search. */
+  @Optional() @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'lexical_weight must be a number from 0 to 1' })
+  @Min(0, { message: 'lexical_weight must be from 0 to 1' })
+  @Max(1, { message: 'lexical_weight must be from 0 to 1' })
+  lexical_weight?: number;
   @Optional() @IdField() thread_id?: string;
   @Optional() @IdField() run_id?: string;
   @Optional() @IsIn(SearchableRoles, { message: `role must be one of ${SearchableRoles.join(', ')}` })
@@ -287,14 +303,21 @@ export interface SearchHit {
   run_id: string | null;
   user_id: string | null;
   ts: string;
-  /** Cosine similarity in vector mode; null in the substring fallback. */
+  /**
+   * Cosine similarity in vector mode, BM25 in lexical mode, the reciprocal-rank-fused score in
+   * hybrid mode; null in the substring fallback.
+   */
   score: number | null;
+  /** The first characters of the turn, or (a hit found by its words) the text around the first matched term. */
   excerpt: string;
 }
 export interface SearchTurnsResponse {
   hits: SearchHit[];
-  /** `substring` when the embedder was unavailable and the fallback answered. */
-  mode: 'vector' | 'substring';
+  /**
+   * What ran: `hybrid`, `vector` or `lexical` as asked; `lexical` for a hybrid search the
+   * embedder could not serve; `substring` for a vector search it could not serve.
+   */
+  mode: SearchMode | 'substring';
 }
 
 // ---- conversation.set_logging --------------------------------------------------------------

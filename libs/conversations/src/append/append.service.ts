@@ -7,6 +7,7 @@ import { embeddingColumns } from '../embedding/embedding-columns';
 import type { ThreadFence } from '../fencing/thread-fence';
 import type { RecordingService } from '../recording/recording.service';
 import { turnKey, type EmbeddingRow, type TranscriptRow } from '../rows';
+import { lexicalColumns } from '../lexical/lexical-columns';
 import { firstChars } from '../text';
 import type { EmbeddingWriter } from './embedding.writer';
 import type { TranscriptWriter } from './transcript.writer';
@@ -134,6 +135,8 @@ export class AppendService {
       // Fail-open: the turn is kept, the error (or why the vector was unusable) stays on its
       // embedding row, and nothing retries it.
       ...embeddingColumns(embedded),
+      // The lexical leg indexes the whole text, and a failed embed leaves it searchable by words.
+      ...lexicalColumns(row.content),
       is_summary: false,
       is_saved: false,
       saved_at: null,

@@ -7,6 +7,7 @@ import type { EmbeddingClient } from '../embedding/embedding.client';
 import { embeddingColumns } from '../embedding/embedding-columns';
 import type { ThreadFence } from '../fencing/thread-fence';
 import type { ThreadLeases } from '../leases/thread-leases';
+import { lexicalColumns } from '../lexical/lexical-columns';
 import { parseMetadata } from '../read/views';
 import type { EmbeddingRow, TranscriptRow } from '../rows';
 import { readLiveTurns } from '../stored-rows';
@@ -105,6 +106,8 @@ export class CompactionService {
       ts: summaryRow.ts,
       text,
       ...embeddingColumns(embedded),
+      // Summaries are searched by words too, over their whole text.
+      ...lexicalColumns(summary),
       is_summary: true,
       is_saved: false,
       saved_at: null,

@@ -1,4 +1,5 @@
-import { bm25, centredExcerpt, reciprocalRankFusion, tokenize } from './bm25';
+import { tokenize } from '../lexical/tokenizer';
+import { bm25, centredExcerpt, reciprocalRankFusion } from './bm25';
 
 describe('BM25 over saved messages', () => {
   const docs = [
@@ -7,8 +8,9 @@ describe('BM25 over saved messages', () => {
     { key: 'c', text: 'Lunch was good.' },
   ];
 
-  it('tokenizes words, numbers and snake_case identifiers, case-insensitively', () => {
-    expect(tokenize('Fix PROJ-1234 in ledger_v2!')).toEqual(['fix', 'proj', '1234', 'in', 'ledger_v2']);
+  it('tokenizes with conversation search\'s tokenizer [issue 10]: identifiers whole and by parts, case-insensitively, stopwords out', () => {
+    expect(tokenize('Fix PROJ-1234 in ledger_v2!')).toEqual(['fix', 'proj-1234', 'proj', '1234', 'ledger_v2', 'ledger', 'v2']);
+    expect(bm25(docs, 'proj').map((h) => h.key)).toEqual(['b']);
   });
 
   it('SAVE-SEARCH-07: an exact identifier ranks the message holding it first', () => {

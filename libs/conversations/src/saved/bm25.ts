@@ -1,12 +1,14 @@
+import { queryTerms, tokenMatches } from '../lexical/tokenizer';
+
 /**
  * BM25 over one user's saved messages, computed per query: the corpus is that user's messages
  * only, so another user's saves never move this user's scores (SAVE-SEARCH-10). The whole text
- * is indexed, unlike the vector leg's first 2,048 characters.
+ * is indexed, unlike the vector leg's first 2,048 characters. Terms come from the tokenizer
+ * conversation search indexes with, so both find an identifier the same way.
  */
 
 const K1 = 1.2;
 const B = 0.75;
-const TOKEN = /[\p{L}\p{N}_]+/gu;
 
 export interface Bm25Doc {
   key: string;
@@ -20,24 +22,19 @@ export interface Bm25Hit {
   firstMatch: number;
 }
 
-export function tokenize(text: string): string[] {
-  return Array.from(text.toLowerCase().matchAll(TOKEN), (m) => m[0]);
-}
-
 export function bm25(docs: readonly Bm25Doc[], query: string): Bm25Hit[] {
-  const terms = [...new Set(tokenize(query))];
+  const terms = queryTerms(query);
   if (terms.length === 0 || docs.length === 0) return [];
   const wanted = new Set(terms);
   const indexed = docs.map((doc) => {
     const counts = new Map<string, number>();
     let length = 0;
     let firstMatch = -1;
-    for (const match of doc.text.toLowerCase().matchAll(TOKEN)) {
+    for (const { term, at } of tokenMatches(doc.text)) {
       length += 1;
-      const term = match[0];
       if (!wanted.has(term)) continue;
       counts.set(term, (counts.get(term) ?? 0) + 1);
-      if (firstMatch < 0) firstMatch = match.index;
+      if (firstMatch < 0) firstMatch = at;
     }
     return { key: doc.key, counts, length, firstMatch };
   });

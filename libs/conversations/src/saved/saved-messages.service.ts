@@ -22,6 +22,7 @@ import type { ThreadLeases } from '../leases/thread-leases';
 import type { RecordingService } from '../recording/recording.service';
 import type { EmbeddingRow, TranscriptRow } from '../rows';
 import type { LiveSettingsService } from '../settings/live-settings.service';
+import { lexicalColumns } from '../lexical/lexical-columns';
 import { firstChars } from '../text';
 import { decodePosition, encodePosition } from '../cursor';
 import { readEmbeddingRow, readTranscriptRow, type MessageRef } from '../stored-rows';
@@ -263,6 +264,7 @@ export class SavedMessagesService {
       ts: row.ts,
       text: firstChars(row.content, Limits.embedChars),
       ...embeddingColumns(embedded),
+      ...lexicalColumns(row.content),
       is_summary: false,
       is_saved: true,
       saved_at: row.saved_at,

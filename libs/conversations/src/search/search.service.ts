@@ -1,22 +1,47 @@
 import type { Storage } from '@loom/clickhouse';
 import { toIso } from '@loom/clickhouse';
-import { ALL_AGENTS, Defaults, type SearchHit, type SearchTurnsRequest, type SearchTurnsResponse } from '@loom/contracts';
+import { ALL_AGENTS, Defaults, type SearchHit, type SearchMode, type SearchTurnsRequest, type SearchTurnsResponse } from '@loom/contracts';
 import { readsAsHigh } from '@loom/sensitivity';
 import type { EmbeddingClient } from '../embedding/embedding.client';
 import { usableQueryVector } from '../embedding/embedding-columns';
+import { bm25Statement } from '../lexical/bm25-statement';
+import { firstMatch, queryTerms } from '../lexical/tokenizer';
+import { centredExcerpt, reciprocalRankFusion } from '../saved/bm25';
 import type { LiveSettingsService } from '../settings/live-settings.service';
+import { firstChars } from '../text';
 import { candidatesFor, exactCandidatesStatement, latestLive, needsMoreCandidates, quantize, rankExact, vectorCandidatesStatement, type CandidateRow } from './vector-ranking';
 
 /** A hit as read: a vector candidate, or a substring match (which has no score). */
 type HitRow = Omit<CandidateRow, 'deleted' | 'version' | 'score'> & { score?: number };
 
+/** A BM25 hit: the turn's columns, its score and the query terms it holds (its excerpt comes later). */
+type LexicalRow = Omit<HitRow, 'excerpt'> & { score: number; matched: string[] };
+
 /** Which namespaces a search covers: a list, or every namespace (an every-namespace token). */
 export type NamespaceSet = { all: true } | { all: false; namespaces: string[] };
 
+/** BM25's usual constants (as in saved-message search). */
+const K1 = 1.2;
+const B = 0.75;
+
+/** How deep each leg of a hybrid search ranks before fusion. */
+export function fusionDepth(limit: number): number {
+  return Math.min(200, Math.max(2 * limit, 20));
+}
+
+const hitKey = (row: { namespace: string; thread_id: string; msg_id: string }): string => JSON.stringify([row.namespace, row.thread_id, row.msg_id]);
+
 /**
- * conversation.search: cosine ranking over embedding rows with the live similarity floor; when
- * the embedder cannot answer, a case-insensitive substring match over the same kinds of turn.
- * High turns have no embedding row and are excluded from the fallback by their flag.
+ * conversation.search in three modes (`search_mode`, default the live setting
+ * conversation_search_default_mode):
+ * - `vector`: cosine ranking over embedding rows with the live similarity floor; when the
+ *   embedder cannot answer, a case-insensitive substring match over the same kinds of turn.
+ * - `lexical`: BM25 over the postings the write path keeps (the whole text of every turn that
+ *   has an embedding row), inside the engine.
+ * - `hybrid`: both legs fused by reciprocal rank, `lexical_weight` scaling the BM25 leg; when
+ *   the embedder cannot answer, the BM25 leg alone (mode `lexical`).
+ * High turns have no embedding row (so no postings either) and are excluded from the fallback
+ * by their flag. A query that reads as high never reaches the embedder.
  */
 export class SearchService {
   constructor(
@@ -26,22 +51,117 @@ export class SearchService {
   ) {}
 
   async search(scope: NamespaceSet, agent: string, input: SearchTurnsRequest): Promise<SearchTurnsResponse> {
-    const [excerptChars, floor] = await Promise.all([
-      this.settings.get('conversation_search_excerpt_chars'),
-      this.settings.get('conversation_search_min_similarity'),
-    ]);
+    const settings = await this.settings.all();
+    const mode: SearchMode = input.search_mode ?? settings.conversation_search_default_mode;
+    const excerptChars = settings.conversation_search_excerpt_chars;
+    const floor = settings.conversation_search_min_similarity;
     const limit = input.limit ?? Defaults.searchLimit;
+    if (mode === 'vector') return this.vectorMode(scope, agent, input, { floor, limit, excerptChars });
+
+    // Words the index never holds (stopwords, punctuation) find nothing, in either leg.
+    const terms = queryTerms(input.query);
+    if (terms.length === 0) return { hits: [], mode };
+    if (mode === 'lexical') {
+      const rows = await this.lexicalSearch(scope, agent, input, terms, limit);
+      return { hits: await this.lexicalHits(rows, excerptChars), mode };
+    }
+
+    const depth = fusionDepth(limit);
+    // A query holding a secret is never sent to the embedder: the BM25 leg answers alone.
+    const vectorLeg = async (): Promise<HitRow[] | undefined> => {
+      const embedded = readsAsHigh(input.query) ? undefined : await this.embedder.embed([input.query]);
+      const query = usableQueryVector(embedded);
+      if (!query) return undefined;
+      return this.vectorSearch(scope, agent, input, { ...query, floor, limit: depth, excerptChars });
+    };
+    const [vector, lexical] = await Promise.all([vectorLeg(), this.lexicalSearch(scope, agent, input, terms, depth)]);
+    if (!vector) return { hits: await this.lexicalHits(lexical.slice(0, limit), excerptChars), mode: 'lexical' };
+
+    const weight = input.lexical_weight ?? Defaults.searchLexicalWeight;
+    const fused = reciprocalRankFusion([
+      { keys: vector.map(hitKey), weight: 1 - weight },
+      { keys: lexical.map(hitKey), weight },
+    ]);
+    const vectorRows = new Map(vector.map((r) => [hitKey(r), r]));
+    const lexicalRows = new Map(lexical.map((r) => [hitKey(r), r]));
+    const ranked = [...fused]
+      .map(([key, score]) => ({ key, score, row: (vectorRows.get(key) ?? lexicalRows.get(key))! }))
+      .sort((a, b) => b.score - a.score || (a.row.ts < b.row.ts ? 1 : a.row.ts > b.row.ts ? -1 : 0))
+      .slice(0, limit);
+    // A hit the BM25 leg found shows the text around its first matched term; any other, the turn's start.
+    const texts = await this.fullTexts(ranked.map((r) => lexicalRows.get(r.key)).filter((r): r is LexicalRow => r !== undefined));
+    const hits = ranked.map(({ key, score, row }) => {
+      const lexicalRow = lexicalRows.get(key);
+      const excerpt = lexicalRow ? matchExcerpt(texts.get(key), lexicalRow.matched, excerptChars) ?? vectorRows.get(key)?.excerpt ?? '' : (row as HitRow).excerpt;
+      return toHit({ ...row, excerpt, score });
+    });
+    return { hits, mode };
+  }
+
+  /** The spec's vector search, unchanged: cosine ranking, or the substring fallback. */
+  private async vectorMode(
+    scope: NamespaceSet,
+    agent: string,
+    input: SearchTurnsRequest,
+    options: { floor: number; limit: number; excerptChars: number },
+  ): Promise<SearchTurnsResponse> {
     // A query holding a secret is never sent to the embedder; the substring match answers it
     // (and it never returns high turns, so the secret is not echoed back either).
     const embedded = readsAsHigh(input.query) ? undefined : await this.embedder.embed([input.query]);
     // A query with nothing to embed ("?", "👍") has no direction to rank by: the substring match answers it.
     const query = usableQueryVector(embedded);
     if (query) {
-      const rows = await this.vectorSearch(scope, agent, input, { ...query, floor, limit, excerptChars });
+      const rows = await this.vectorSearch(scope, agent, input, { ...query, ...options });
       return { hits: rows.map(toHit), mode: 'vector' };
     }
-    const rows = await this.substringSearch(scope, agent, input, { limit, excerptChars });
+    const rows = await this.substringSearch(scope, agent, input, options);
     return { hits: rows.map(toHit), mode: 'substring' };
+  }
+
+  /** BM25 in the engine over every namespace in scope, with the vector leg's filters. */
+  private async lexicalSearch(scope: NamespaceSet, agent: string, input: SearchTurnsRequest, terms: string[], limit: number): Promise<LexicalRow[]> {
+    const params: Record<string, unknown> = { terms, limit, k1: K1, b: B };
+    const scopeConditions: string[] = [];
+    if (!scope.all) {
+      scopeConditions.push('namespace IN {namespaces:Array(String)}');
+      params['namespaces'] = scope.namespaces;
+    }
+    const filters = this.filters({ all: true }, agent, input, params, { live: false });
+    const rows = await this.storage.query<LexicalRow>(bm25Statement(this.storage.tables.conversationTerms, scopeConditions, filters), params);
+    return rows.map((r) => ({ ...r, score: Number(r.score) }));
+  }
+
+  /** Lexical hits with the excerpt around each one's first matched term. */
+  private async lexicalHits(rows: LexicalRow[], chars: number): Promise<SearchHit[]> {
+    const texts = await this.fullTexts(rows);
+    return rows.map((row) => toHit({ ...row, excerpt: matchExcerpt(texts.get(hitKey(row)), row.matched, chars) ?? '' }));
+  }
+
+  /**
+   * The whole text of each turn (the postings cover all of it): the owner's transcript row, or
+   * where retention expired it, the embedding row's first 2,048 characters. Neither is ever high.
+   */
+  private async fullTexts(rows: ReadonlyArray<{ namespace: string; thread_id: string; agent: string; msg_id: string }>): Promise<Map<string, string>> {
+    const texts = new Map<string, string>();
+    if (rows.length === 0) return texts;
+    const { tables } = this.storage;
+    const params = {
+      namespaces: [...new Set(rows.map((r) => r.namespace))],
+      threads: [...new Set(rows.map((r) => r.thread_id))],
+      ids: [...new Set(rows.map((r) => r.msg_id))],
+    };
+    const found = await this.storage.query<{ source: 'turn' | 'vector'; namespace: string; thread_id: string; agent: string; msg_id: string; text: string }>(
+      `SELECT 'turn' AS source, namespace, thread_id, agent, msg_id, content AS text FROM ${tables.conversations} FINAL
+         WHERE namespace IN {namespaces:Array(String)} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)} AND deleted = 0 AND is_high = 0
+       UNION ALL
+       SELECT 'vector' AS source, namespace, thread_id, agent, msg_id, text FROM ${tables.conversationEmbeddings} FINAL
+         WHERE namespace IN {namespaces:Array(String)} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)} AND deleted = 0`,
+      params,
+    );
+    const owners = new Map(rows.map((r) => [hitKey(r), r.agent]));
+    const rank = (f: (typeof found)[number]): number => (f.source === 'turn' ? (f.agent === owners.get(hitKey(f)) ? 0 : 1) : 2);
+    for (const f of [...found].sort((a, b) => rank(b) - rank(a))) texts.set(hitKey(f), f.text);
+    return texts;
   }
 
   /** The caller's filters; `deleted = 0` too unless the ranking resolves versions itself. */
@@ -108,6 +228,13 @@ export class SearchService {
       params,
     );
   }
+}
+
+/** `chars` characters around the first of `terms` in `text`; undefined when the text holds none of them. */
+function matchExcerpt(text: string | undefined, terms: readonly string[], chars: number): string | undefined {
+  if (text === undefined) return undefined;
+  const at = firstMatch(text, terms);
+  return at === undefined ? firstChars(text, chars) : centredExcerpt(text, at, chars);
 }
 
 function toHit(row: HitRow): SearchHit {

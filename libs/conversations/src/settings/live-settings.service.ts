@@ -1,16 +1,25 @@
 import { formatMillis, type Storage } from '@loom/clickhouse';
-import { LoomError, type LiveSettingKey, type SettingsResponse } from '@loom/contracts';
+import { LoomError, SearchModes, type LiveSettingKey, type SearchMode, type SettingsResponse } from '@loom/contracts';
 import { nextVersion, RefreshingCache } from '@loom/platform';
 
 const CACHE_MS = 1_000;
 
-const RANGES: Record<LiveSettingKey, { min: number; max: number; integer: boolean }> = {
+type NumericKey = Exclude<LiveSettingKey, 'conversation_search_default_mode'>;
+
+const RANGES: Record<NumericKey, { min: number; max: number; integer: boolean }> = {
   // Search hits show text from the embedding row, which keeps at most 2,048 characters.
   conversation_search_excerpt_chars: { min: 0, max: 2048, integer: true },
   // A cosine floor: below 0 it would keep hits that point away from the query, which is no floor.
   conversation_search_min_similarity: { min: 0, max: 1, integer: false },
   session_brief_model_calls: { min: 0, max: 1, integer: true },
 };
+
+/** Settings whose value is one of a list of names rather than a number. */
+const CHOICES: Record<Exclude<LiveSettingKey, NumericKey>, readonly string[]> = {
+  conversation_search_default_mode: SearchModes,
+};
+
+const isNumeric = (key: LiveSettingKey): key is NumericKey => key in RANGES;
 
 /**
  * Settings that change without a restart: the environment gives the defaults, `settings.set`
@@ -37,20 +46,29 @@ export class LiveSettingsService {
     );
     const values: SettingsResponse = { ...this.defaults };
     for (const row of rows) {
-      if (row.key in RANGES) values[row.key as LiveSettingKey] = Number(row.value);
+      if (row.key in RANGES) values[row.key as NumericKey] = Number(row.value);
+      else if (row.key === 'conversation_search_default_mode' && CHOICES.conversation_search_default_mode.includes(row.value)) {
+        values.conversation_search_default_mode = row.value as SearchMode;
+      }
     }
     return values;
   }
 
-  async get(key: LiveSettingKey): Promise<number> {
+  async get<K extends LiveSettingKey>(key: K): Promise<SettingsResponse[K]> {
     return (await this.all())[key];
   }
 
-  async set(key: LiveSettingKey, value: number): Promise<SettingsResponse> {
-    const range = RANGES[key];
-    if (value < range.min || value > range.max || (range.integer && !Number.isInteger(value))) {
-      throw new LoomError('invalid_input', `${key} must be ${range.integer ? 'a whole number' : 'a number'} from ${range.min} to ${range.max}`, {
-        fields: [{ field: 'value', message: `out of range for ${key}` }],
+  async set(key: LiveSettingKey, value: number | string): Promise<SettingsResponse> {
+    if (isNumeric(key)) {
+      const range = RANGES[key];
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < range.min || value > range.max || (range.integer && !Number.isInteger(value))) {
+        throw new LoomError('invalid_input', `${key} must be ${range.integer ? 'a whole number' : 'a number'} from ${range.min} to ${range.max}`, {
+          fields: [{ field: 'value', message: `out of range for ${key}` }],
+        });
+      }
+    } else if (typeof value !== 'string' || !CHOICES[key].includes(value)) {
+      throw new LoomError('invalid_input', `${key} must be one of ${CHOICES[key].join(', ')}`, {
+        fields: [{ field: 'value', message: `${JSON.stringify(value)} is not one of ${CHOICES[key].join(', ')}` }],
       });
     }
     await this.storage.insert(this.storage.tables.settings, [{ key, value: String(value), updated_at: formatMillis(), version: nextVersion() }]);
