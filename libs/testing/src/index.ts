@@ -9,3 +9,5 @@ export * from './openai-compatible.server';
 export * from './storage-inspection';
 export * from './nats-server';
 export * from './shared-data';
+export * from './real-data';
+export * from './fixtures';
