@@ -11,6 +11,7 @@ export interface Tables {
   conversationEmbeddings: string;
   conversationThreads: string;
   apiTokens: string;
+  apiTokenUsage: string;
   settings: string;
   memories: string;
   memoryEvidence: string;
@@ -36,6 +37,7 @@ export function tablesFor(database: string): Tables {
     conversationEmbeddings: `${database}.conversation_embeddings`,
     conversationThreads: `${database}.conversation_threads`,
     apiTokens: `${database}.api_tokens`,
+    apiTokenUsage: `${database}.api_token_usage`,
     settings: `${database}.settings`,
     memories: `${database}.memories`,
     memoryEvidence: `${database}.memory_evidence`,
