@@ -137,10 +137,11 @@ describe('loom CLI (embedded)', () => {
     const unusedId = /token (tok_\S+) for/.exec(unused.stderr)![1]!;
     await new LoomApi(upUrl(), secret).ok('conversation.append', { thread_id: 'used', role: 'user', content: 'a use of the ci bot token' });
     type Listed = { token_id: string; label: string; role: string; namespaces: string[]; read_scope: string; read_user_id: string | null; created_at: string; last_used_at: string | null; revoked: boolean };
-    const list = async (...extra: string[]) => (JSON.parse((await run(process.execPath, [CLI, 'token', 'list', '--json', ...extra], { env: cliEnv })).stdout) as { tokens: Listed[] }).tokens;
+    const adminApi = new LoomApi(upUrl(), readFileSync(join(dataDir, 'admin-token'), 'utf8').trim());
+    const viaApi = async (body: object = {}) => (await adminApi.ok('token.list', body)).tokens as Listed[];
     // The use is noted right after the call is authenticated (at most once a minute per token).
-    await waitFor('the use to be noted', async () => (await list()).find((t) => t.token_id === tokenId)?.last_used_at != null);
-    const tokens = await list();
+    await waitFor('the use to be noted', async () => (await viaApi()).find((t) => t.token_id === tokenId)?.last_used_at != null);
+    const tokens = (JSON.parse((await run(process.execPath, [CLI, 'token', 'list', '--json'], { env: cliEnv })).stdout) as { tokens: Listed[] }).tokens;
     expect(tokens.find((t) => t.token_id === tokenId)).toEqual({
       token_id: tokenId, label: 'ci bot', role: 'writer', namespaces: ['acme'], read_scope: 'all', read_user_id: null, read_session_id: null,
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/), last_used_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/), revoked: false, revoked_at: null,
@@ -161,11 +162,12 @@ describe('loom CLI (embedded)', () => {
 
     expect((await run(process.execPath, [CLI, 'token', 'revoke', tokenId], { env: cliEnv })).stdout).toBe(`revoked ${tokenId}\n`);
     expect((await new LoomApi(upUrl(), secret).call('conversation.list', { thread_id: 'used' })).status).toBe(401);
-    expect((await list()).some((t) => t.token_id === tokenId)).toBe(false);
-    expect((await list('--revoked')).find((t) => t.token_id === tokenId)).toMatchObject({ revoked: true, revoked_at: expect.stringMatching(/^\d{4}-/) });
+    expect((await viaApi()).some((t) => t.token_id === tokenId)).toBe(false);
+    expect((await viaApi({ include_revoked: true })).find((t) => t.token_id === tokenId)).toMatchObject({ revoked: true, revoked_at: expect.stringMatching(/^\d{4}-/) });
     const unknown = await run(process.execPath, [CLI, 'token', 'revoke', 'tok_nope'], { env: cliEnv }).catch((e: { stderr: string; code: number }) => e);
     expect(unknown).toMatchObject({ code: 1, stderr: expect.stringContaining('no token "tok_nope"') });
-  });
+    // Each CLI call starts a process: on a loaded machine that is seconds each.
+  }, 300_000);
 
   it('[issue 12: token list without a gateway] with no loom up running, loom token list and revoke work on the data directory', async () => {
     await up?.stop();
@@ -177,7 +179,7 @@ describe('loom CLI (embedded)', () => {
     expect(listed.tokens).toEqual([expect.objectContaining({ token_id: tokenId, label: 'offline', last_used_at: null })]);
     await run(process.execPath, [CLI, 'token', 'revoke', tokenId], { env: cliEnv });
     expect((await run(process.execPath, [CLI, 'token', 'list', '--namespace', 'beta'], { env: cliEnv })).stdout).toBe('no tokens\n');
-  });
+  }, 180_000);
 
   it('[issue 12: loom up flags] loom up --port --data-dir override LOOM_PORT and LOOM_DATA_DIR; a bad --port is refused', async () => {
     const otherDir = mkdtempSync(join(tmpdir(), 'loom-cli-flags-'));
@@ -200,7 +202,7 @@ describe('loom CLI (embedded)', () => {
     } finally {
       rmSync(otherDir, { recursive: true, force: true });
     }
-  });
+  }, 180_000);
 });
 
 describe('loom CLI without a gateway', () => {
@@ -217,7 +219,7 @@ describe('loom CLI without a gateway', () => {
     const { version } = JSON.parse(readFileSync(resolve(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
     expect((await run(process.execPath, [CLI, '--version'])).stdout).toBe(`${version}\n`);
     expect((await run(process.execPath, [CLI, '-V'])).stdout).toBe(`${version}\n`);
-  });
+  }, 180_000);
 
   it('CLI-INGEST-01 [issue 12: not a transcript] /etc/passwd (read as Markdown) exits non-zero naming the format tried, and sends nothing', async () => {
     const refused = await ingest('--file', '/etc/passwd');
@@ -225,7 +227,7 @@ describe('loom CLI without a gateway', () => {
     expect(refused.stderr).toContain('/etc/passwd is not a markdown transcript (detected from its name and first line)');
     expect(refused.stderr).toContain('no turn was read and nothing was sent');
     expect(refused.stdout).toBe('');
-  });
+  }, 180_000);
 
   it('CLI-INGEST-02 [issue 12: malformed file] JSON lines that are no client\'s transcript, an empty JSON array, a broken first line: each refused, naming the format', async () => {
     const lines = join(work, 'notes.jsonl');
@@ -239,7 +241,7 @@ describe('loom CLI without a gateway', () => {
     expect(await ingest('--file', broken)).toMatchObject({ code: 1, stderr: expect.stringContaining('the first line is neither a JSON array nor a JSON object; give --format') });
     // A dry run refuses it too: it would append nothing.
     expect(await ingest('--file', lines, '--dry-run')).toMatchObject({ code: 1, stderr: expect.stringContaining('is not a claude-code transcript') });
-  });
+  }, 180_000);
 
   it('CLI-INGEST-03 [issue 12: wrong --format] a Claude Code session given as --format codex is refused, naming codex; the right format reads it', async () => {
     const file = join(work, 'session.jsonl');
@@ -251,5 +253,5 @@ describe('loom CLI without a gateway', () => {
     expect(await ingest('--file', '/etc/passwd', '--target', 'run')).toMatchObject({ code: 1, stderr: expect.stringContaining('is not a markdown transcript') });
     const right = await ingest('--file', file, '--format', 'claude-code', '--dry-run');
     expect(right).toMatchObject({ code: 0, stdout: expect.stringMatching(/^would append 7 turn\(s\) \(claude-code\)/) });
-  });
+  }, 180_000);
 });
