@@ -292,10 +292,19 @@ describe('capture clients and loom ingest-transcript', () => {
     // Session end with nothing new since: no new revision; new turns: one more.
     await hook({ session_id: 'cc-brief', transcript_path: transcript, hook_event_name: 'SessionEnd' }, { LOOM_CAPTURE_MEMORY: 'false' });
     expect((await loom.admin.ok('session.brief_get', { namespace: ns, brief_key: key })).brief.revision).toBe(1);
-    appendFileSync(transcript, JSON.stringify({ type: 'user', uuid: 'after-compact', sessionId: 'x', cwd: '/p/web', gitBranch: LEDGER_BRANCH, message: { role: 'user', content: 'now fix the flaky test' } }) + '\n');
+    appendFileSync(
+      transcript,
+      [
+        { type: 'user', uuid: 'after-compact', sessionId: 'x', cwd: '/p/web', gitBranch: LEDGER_BRANCH, message: { role: 'user', content: 'now fix the flaky test' } },
+        { type: 'assistant', uuid: 'after-compact-answer', sessionId: 'x', message: { id: 'msg_after', role: 'assistant', content: [{ type: 'text', text: 'Fixed: the test now waits for the export to finish.' }] } },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join('\n') + '\n',
+    );
     await hook({ session_id: 'cc-brief', transcript_path: transcript, hook_event_name: 'SessionEnd' }, { LOOM_CAPTURE_MEMORY: 'false' });
     const revised = (await loom.admin.ok('session.brief_get', { namespace: ns, brief_key: key })).brief;
-    expect(revised).toMatchObject({ revision: 2, sections: { goal: 'now fix the flaky test' } });
+    // The goal, set by the first prompt, stays (the model-free builder never rewrites it); the status moves on.
+    expect(revised).toMatchObject({ revision: 2, sections: { goal: 'Give the export page the new table style', status: 'Fixed: the test now waits for the export to finish.' } });
   });
 
   it('CAPTURE-05: the Cursor hook script hands a SpecStory transcript to loom ingest-transcript', async () => {

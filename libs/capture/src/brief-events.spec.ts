@@ -46,6 +46,18 @@ describe('brief events from a session (turns and tool actions)', () => {
     expect(briefWindow(parsed, observations, 'not-in-this-file').observations).toHaveLength(observations.length);
   });
 
+  it('CAPTURE-09 [issue 12: Codex brief re-saved at every Stop] a Codex answer (no id of its own) is a cursor by its line, so the next save resumes after it', () => {
+    const rollout = codexWorkRollout();
+    const { parsed, observations } = session('rollout.jsonl', rollout.text);
+    const all = briefWindow(parsed, observations);
+    // The rollout ends on the answer, after the last shell call.
+    expect(all.cursor).toBe(`line:${parsed.turns.at(-1)!.seq}`);
+    expect(briefWindow(parsed, observations, all.cursor)).toMatchObject({ turns: [], observations: [] });
+    const more = rollout.text + JSON.stringify({ timestamp: '2026-03-03T15:00:00.000Z', type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Now add a retry' }] } }) + '\n';
+    const next = session('rollout.jsonl', more);
+    expect(briefWindow(next.parsed, next.observations, all.cursor).turns.map((t) => t.content)).toEqual(['Now add a retry']);
+  });
+
   it("CAPTURE-09: a Codex rollout's shell commands are command events, and a non-zero exit an error", () => {
     const rollout = codexWorkRollout();
     const { parsed, observations } = session('rollout.jsonl', rollout.text);
