@@ -25,6 +25,9 @@ const ROOT = resolve(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js');
 const HOOK = join(ROOT, 'integrations', 'claude-code', 'hooks', 'loom-conversation.mjs');
 
+// A hook run starts several `loom` processes; on a loaded machine one test can take minutes.
+jest.setTimeout(300_000);
+
 /** The capture clients and `loom ingest-transcript`, as processes, against a running gateway. */
 describe('capture clients and loom ingest-transcript', () => {
   let loom: TestLoom;
