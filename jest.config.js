@@ -15,6 +15,9 @@ module.exports = {
   },
   moduleNameMapper: pathsToModuleNameMapper(compilerOptions.paths, { prefix: '<rootDir>/' }),
   setupFiles: ['<rootDir>/libs/testing/src/jest.setup.ts'],
+  // The real-data tier: required under CI, else one closing line when it was not run (libs/testing/src/real-data.ts).
+  globalSetup: '<rootDir>/libs/testing/src/jest.global-setup.ts',
+  globalTeardown: '<rootDir>/libs/testing/src/jest.global-teardown.ts',
   testTimeout: 60000,
   maxWorkers: 2,
 };

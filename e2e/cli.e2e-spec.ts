@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort, httpOk, launch, LoomApi, waitFor, type ManagedProcess } from '../libs/testing/src';
+import { claudeCodeDebugSession, freePort, httpOk, launch, LoomApi, waitFor, type ManagedProcess } from '../libs/testing/src';
 
 const run = promisify(execFile);
 const CLI = resolve(__dirname, '..', 'dist', 'apps', 'cli', 'src', 'main.js');
@@ -140,4 +141,131 @@ describe('loom CLI (embedded)', () => {
     expect((bad as { code: number }).code).toBe(1);
     expect((bad as { stderr: string }).stderr).toContain('give exactly one of --user-id (a person) or --namespaces');
   });
+
+  it('[issue 12: token list] loom token list shows each token\'s label, role, namespaces, read scope, creation and last use, never a secret; loom token revoke stops one', async () => {
+    const cliEnv = { ...env, LOOM_PORT: new URL(upUrl()).port };
+    const created = await run(process.execPath, [CLI, 'token', 'create', '--namespace', 'acme', '--role', 'writer', '--label', 'ci bot'], { env: cliEnv });
+    const secret = created.stdout.trim();
+    const tokenId = /token (tok_\S+) for/.exec(created.stderr)![1]!;
+    const unused = await run(process.execPath, [CLI, 'token', 'create', '--namespace', 'acme', '--role', 'viewer', '--read-scope', 'own_user', '--read-user-id', 'ada', '--label', 'never used'], { env: cliEnv });
+    const unusedId = /token (tok_\S+) for/.exec(unused.stderr)![1]!;
+    await new LoomApi(upUrl(), secret).ok('conversation.append', { thread_id: 'used', role: 'user', content: 'a use of the ci bot token' });
+    type Listed = { token_id: string; label: string; role: string; namespaces: string[]; read_scope: string; read_user_id: string | null; created_at: string; last_used_at: string | null; revoked: boolean };
+    const adminApi = new LoomApi(upUrl(), readFileSync(join(dataDir, 'admin-token'), 'utf8').trim());
+    const viaApi = async (body: object = {}) => (await adminApi.ok('token.list', body)).tokens as Listed[];
+    // The use is noted right after the call is authenticated (at most once a minute per token).
+    await waitFor('the use to be noted', async () => (await viaApi()).find((t) => t.token_id === tokenId)?.last_used_at != null);
+    const tokens = (JSON.parse((await run(process.execPath, [CLI, 'token', 'list', '--json'], { env: cliEnv })).stdout) as { tokens: Listed[] }).tokens;
+    expect(tokens.find((t) => t.token_id === tokenId)).toEqual({
+      token_id: tokenId, label: 'ci bot', role: 'writer', namespaces: ['acme'], read_scope: 'all', read_user_id: null, read_session_id: null,
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/), last_used_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/), revoked: false, revoked_at: null,
+    });
+    expect(tokens.find((t) => t.token_id === unusedId)).toMatchObject({ role: 'viewer', read_scope: 'own_user', read_user_id: 'ada', last_used_at: null });
+    // The admin token `loom up` minted is there too, for every namespace.
+    expect(tokens.some((t) => t.namespaces.includes('*') && t.role === 'admin' && t.label === 'loom up admin')).toBe(true);
+    const table = (await run(process.execPath, [CLI, 'token', 'list', '--namespace', 'acme'], { env: cliEnv })).stdout;
+    expect(table.split('\n')[0]).toMatch(/^token_id\s+role\s+namespaces\s+scope\s+created\s+last used\s+label$/);
+    expect(table).toMatch(new RegExp(`${unusedId}\\s+viewer\\s+acme\\s+own_user:ada\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}\\s+never\\s+never used`));
+    expect(table).not.toContain('loom up admin');
+    // Never the secret, nor its hash.
+    const everything = JSON.stringify(tokens) + table;
+    expect(everything).not.toContain(secret);
+    expect(everything).not.toContain(createHash('sha256').update(secret).digest('hex'));
+    // An op for admins only.
+    expect((await new LoomApi(upUrl(), secret).call('token.list', {})).status).toBe(403);
+
+    expect((await run(process.execPath, [CLI, 'token', 'revoke', tokenId], { env: cliEnv })).stdout).toBe(`revoked ${tokenId}\n`);
+    expect((await new LoomApi(upUrl(), secret).call('conversation.list', { thread_id: 'used' })).status).toBe(401);
+    expect((await viaApi()).some((t) => t.token_id === tokenId)).toBe(false);
+    expect((await viaApi({ include_revoked: true })).find((t) => t.token_id === tokenId)).toMatchObject({ revoked: true, revoked_at: expect.stringMatching(/^\d{4}-/) });
+    const unknown = await run(process.execPath, [CLI, 'token', 'revoke', 'tok_nope'], { env: cliEnv }).catch((e: { stderr: string; code: number }) => e);
+    expect(unknown).toMatchObject({ code: 1, stderr: expect.stringContaining('no token "tok_nope"') });
+    // Each CLI call starts a process: on a loaded machine that is seconds each.
+  }, 300_000);
+
+  it('[issue 12: token list without a gateway] with no loom up running, loom token list and revoke work on the data directory', async () => {
+    await up?.stop();
+    up = undefined;
+    const cliEnv = { ...env, LOOM_PORT: String(await freePort()) };
+    const created = await run(process.execPath, [CLI, 'token', 'create', '--namespace', 'beta', '--role', 'viewer', '--label', 'offline'], { env: cliEnv });
+    const tokenId = /token (tok_\S+) for/.exec(created.stderr)![1]!;
+    const listed = JSON.parse((await run(process.execPath, [CLI, 'token', 'list', '--namespace', 'beta', '--json'], { env: cliEnv })).stdout) as { tokens: Array<{ token_id: string; label: string }> };
+    expect(listed.tokens).toEqual([expect.objectContaining({ token_id: tokenId, label: 'offline', last_used_at: null })]);
+    await run(process.execPath, [CLI, 'token', 'revoke', tokenId], { env: cliEnv });
+    expect((await run(process.execPath, [CLI, 'token', 'list', '--namespace', 'beta'], { env: cliEnv })).stdout).toBe('no tokens\n');
+  }, 180_000);
+
+  it('[issue 12: loom up flags] loom up --port --data-dir override LOOM_PORT and LOOM_DATA_DIR; a bad --port is refused', async () => {
+    const otherDir = mkdtempSync(join(tmpdir(), 'loom-cli-flags-'));
+    try {
+      const port = await freePort();
+      // The environment names the suite's directory and another port: the flags win.
+      const p = launch('loom up --port --data-dir', process.execPath, [CLI, 'up', '--port', String(port), '--data-dir', otherDir], { ...env, LOOM_PORT: String(await freePort()) });
+      try {
+        await waitFor('loom up on the --port', () => httpOk(`http://127.0.0.1:${port}/readyz`), { processes: [p] });
+        await waitFor('the start-up banner', async () => p.output().includes('stop: Ctrl-C'), { processes: [p] });
+        expect(p.output()).toContain(`Loom is up at http://127.0.0.1:${port}`);
+        expect(p.output()).toContain(`embedded chDB in ${otherDir}`);
+        const admin = readFileSync(join(otherDir, 'admin-token'), 'utf8').trim();
+        expect((await new LoomApi(`http://127.0.0.1:${port}`, admin).call('conversation.threads', { namespace: 'acme' })).status).toBe(200);
+      } finally {
+        await p.stop();
+      }
+      const bad = await run(process.execPath, [CLI, 'up', '--port', 'eighty'], { env }).catch((e: { stderr: string; code: number }) => e);
+      expect(bad).toMatchObject({ code: 1, stderr: expect.stringContaining('--port must be a whole number from 0 to 65535, not "eighty"') });
+    } finally {
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+  }, 180_000);
+});
+
+describe('loom CLI without a gateway', () => {
+  const work = mkdtempSync(join(tmpdir(), 'loom-cli-files-'));
+  // No gateway answers here: a refused file must fail before anything is sent.
+  const env = { ...process.env, LOOM_URL: 'http://127.0.0.1:9', LOOM_TOKEN: 'loom_unused', LOOM_LOG_LEVEL: 'warn' };
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  const ingest = (...args: string[]) => run(process.execPath, [CLI, 'ingest-transcript', '--namespace', 'acme', ...args], { env }).then(
+    (ok) => ({ code: 0, ...ok }),
+    (e: { code: number; stdout: string; stderr: string }) => e,
+  );
+
+  it('[issue 12: loom --version] loom --version and -V print the version in package.json', async () => {
+    const { version } = JSON.parse(readFileSync(resolve(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
+    expect((await run(process.execPath, [CLI, '--version'])).stdout).toBe(`${version}\n`);
+    expect((await run(process.execPath, [CLI, '-V'])).stdout).toBe(`${version}\n`);
+  }, 180_000);
+
+  it('CLI-INGEST-01 [issue 12: not a transcript] /etc/passwd (read as Markdown) exits non-zero naming the format tried, and sends nothing', async () => {
+    const refused = await ingest('--file', '/etc/passwd');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('/etc/passwd is not a markdown transcript (detected from its name and first line)');
+    expect(refused.stderr).toContain('no turn was read and nothing was sent');
+    expect(refused.stdout).toBe('');
+  }, 180_000);
+
+  it('CLI-INGEST-02 [issue 12: malformed file] JSON lines that are no client\'s transcript, an empty JSON array, a broken first line: each refused, naming the format', async () => {
+    const lines = join(work, 'notes.jsonl');
+    writeFileSync(lines, '{"hello":"world"}\n{"n":2}\n');
+    expect(await ingest('--file', lines)).toMatchObject({ code: 1, stderr: expect.stringContaining('notes.jsonl is not a claude-code transcript (detected from its name and first line)') });
+    const empty = join(work, 'empty.json');
+    writeFileSync(empty, '[]');
+    expect(await ingest('--file', empty)).toMatchObject({ code: 1, stderr: expect.stringContaining('empty.json is not a json transcript') });
+    const broken = join(work, 'broken.jsonl');
+    writeFileSync(broken, '{"type": "user", "mess\n');
+    expect(await ingest('--file', broken)).toMatchObject({ code: 1, stderr: expect.stringContaining('the first line is neither a JSON array nor a JSON object; give --format') });
+    // A dry run refuses it too: it would append nothing.
+    expect(await ingest('--file', lines, '--dry-run')).toMatchObject({ code: 1, stderr: expect.stringContaining('is not a claude-code transcript') });
+  }, 180_000);
+
+  it('CLI-INGEST-03 [issue 12: wrong --format] a Claude Code session given as --format codex is refused, naming codex; the right format reads it', async () => {
+    const file = join(work, 'session.jsonl');
+    writeFileSync(file, claudeCodeDebugSession().text);
+    const wrong = await ingest('--file', file, '--format', 'codex');
+    expect(wrong).toMatchObject({ code: 1, stderr: expect.stringContaining('session.jsonl is not a codex transcript (as --format said)') });
+    expect(wrong.stderr).toContain('give the right --format (markdown, json, claude-code, codex)');
+    // Every target refuses a file that yields nothing, not only the transcript.
+    expect(await ingest('--file', '/etc/passwd', '--target', 'run')).toMatchObject({ code: 1, stderr: expect.stringContaining('is not a markdown transcript') });
+    const right = await ingest('--file', file, '--format', 'claude-code', '--dry-run');
+    expect(right).toMatchObject({ code: 0, stdout: expect.stringMatching(/^would append 7 turn\(s\) \(claude-code\)/) });
+  }, 180_000);
 });

@@ -3,18 +3,24 @@ import { Command } from 'commander';
 import { ConfigError } from '@loom/platform';
 import { upCommand } from './commands/up.command';
 import { migrateCommand } from './commands/migrate.command';
-import { tokenCreateCommand } from './commands/token.command';
+import { tokenCreateCommand, tokenListCommand, tokenRevokeCommand } from './commands/token.command';
 import { reembedCommand } from './commands/reembed.command';
 import { ingestTranscriptCommand } from './commands/ingest-transcript.command';
 import { briefsGetCommand, briefsListCommand } from './commands/briefs.command';
 import { runsListCommand } from './commands/runs.command';
 import { searchCommand } from './commands/search.command';
+import { loomVersion } from './version';
 import { erasureExportCommand, erasureRequestCommand, erasureStatusCommand } from './commands/erasure.command';
 import { quarantineDropCommand, quarantineListCommand, quarantineRetryCommand } from './commands/quarantine.command';
 
-const program = new Command('loom').description('Loom: a memory of coding-agent sessions').showHelpAfterError();
+const program = new Command('loom').description('Loom: a memory of coding-agent sessions').version(loomVersion(), '-V, --version', 'print the version').showHelpAfterError();
 
-program.command('up').description('start Loom in one process: embedded ClickHouse (chDB), in-process transport, gateway').action(upCommand);
+program
+  .command('up')
+  .description('start Loom in one process: embedded ClickHouse (chDB), in-process transport, gateway')
+  .option('--port <port>', 'HTTP port of the gateway (overrides LOOM_PORT; 0 picks a free one)')
+  .option('--data-dir <dir>', 'where the embedded engine keeps its data and the admin token (overrides LOOM_DATA_DIR)')
+  .action(upCommand);
 program.command('migrate').description('apply pending schema migrations to the configured ClickHouse').action(migrateCommand);
 
 program
@@ -170,6 +176,21 @@ token
   .option('--label <text>', 'a note on what the token is for')
   .option('--url <url>', 'the gateway to ask (default http://127.0.0.1:$LOOM_PORT)')
   .action(tokenCreateCommand);
+token
+  .command('list')
+  .description('the tokens: id, role, namespaces, read scope, created, last used (to the minute) and label; never a secret (admin)')
+  .option('--namespace <ns>', 'only the tokens granted on this namespace')
+  .option('--revoked', 'also the revoked tokens')
+  .option('--url <url>', 'the gateway (default $LOOM_URL, else http://127.0.0.1:$LOOM_PORT; with none running, the data directory)')
+  .option('--token <token>', 'an admin token (default the local admin token, else $LOOM_TOKEN)')
+  .option('--json', 'print JSON')
+  .action(tokenListCommand);
+token
+  .command('revoke <token_id>')
+  .description('revoke a token: it stops working at once (admin)')
+  .option('--url <url>', 'the gateway (default $LOOM_URL, else http://127.0.0.1:$LOOM_PORT; with none running, the data directory)')
+  .option('--token <token>', 'an admin token (default the local admin token, else $LOOM_TOKEN)')
+  .action(tokenRevokeCommand);
 
 const dev = program.command('dev').description('development tools');
 dev

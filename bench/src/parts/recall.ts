@@ -1,10 +1,11 @@
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { Bm25Index } from '../locomo/bm25';
 import { loadLocomo, threadIdOf, type LocomoData, type LocomoQuestion } from '../locomo/data';
 import { recallTable, type RankedAnswer, type RecallTable } from '../locomo/metrics';
 import { runRawJob } from '../raw/runner';
 import { startEmbeddedLoom } from '../topology/loom';
 import { progress } from '../util/log';
+import { ROOT } from '../util/paths';
 import { round, summarize, type LatencySummary } from '../util/stats';
 import { drive } from '../workload/driver';
 import type { BenchContext } from './context';
@@ -59,7 +60,8 @@ export async function runRecallPart(ctx: BenchContext): Promise<RecallPartResult
   for (const provider of ctx.options.providers) providers.push(await runProvider(ctx, subset, provider));
   return {
     data: {
-      path: data.path,
+      // Relative to the repository: a result file names no machine's paths.
+      path: relative(ROOT, data.path),
       conversations: data.conversations.length,
       turns,
       questions: questions.length,

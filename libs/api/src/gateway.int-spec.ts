@@ -42,6 +42,33 @@ describe('Gateway: tokens, health, metrics, logs and traces', () => {
     expect((await nsAdmin.call('token.revoke', { token_id: 'tok_unknown' })).status).toBe(404);
   });
 
+  it('[issue 12: token.list] a namespace admin lists the tokens of its namespaces only, with label, role, scope and times, never a secret or hash', async () => {
+    const ns = uniqueNamespace();
+    const other = uniqueNamespace();
+    const nsAdmin = await loom.as(ns, 'admin');
+    const minted = await nsAdmin.ok('token.create', { role: 'viewer', read_scope: 'own_user', read_user_id: 'ada', label: 'dashboard for ada' });
+    const elsewhere = await loom.admin.ok('token.create', { namespace: other, role: 'writer', label: 'elsewhere' });
+    const { tokens } = await nsAdmin.ok('token.list', {});
+    const ids = tokens.map((t: { token_id: string }) => t.token_id);
+    expect(ids).toContain(minted.token_id);
+    expect(ids).not.toContain(elsewhere.token_id);
+    expect(tokens.find((t: { token_id: string }) => t.token_id === minted.token_id)).toEqual({
+      token_id: minted.token_id, label: 'dashboard for ada', role: 'viewer', namespaces: [ns], read_scope: 'own_user', read_user_id: 'ada', read_session_id: null,
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/), last_used_at: null, revoked: false, revoked_at: null,
+    });
+    // The every-namespace admin sees both; a namespace in the body narrows the list to it.
+    const all = (await loom.admin.ok('token.list', {})).tokens.map((t: { token_id: string }) => t.token_id);
+    expect(all).toEqual(expect.arrayContaining([minted.token_id, elsewhere.token_id]));
+    expect((await loom.admin.ok('token.list', { namespace: other })).tokens.map((t: { token_id: string }) => t.token_id)).toEqual([elsewhere.token_id]);
+    expect(JSON.stringify(tokens)).not.toMatch(/loom_|token_hash/);
+    // Revoked tokens only on request; below admin, a 403.
+    await nsAdmin.ok('token.revoke', { token_id: minted.token_id });
+    expect((await nsAdmin.ok('token.list', {})).tokens.map((t: { token_id: string }) => t.token_id)).not.toContain(minted.token_id);
+    expect((await nsAdmin.ok('token.list', { include_revoked: true })).tokens.find((t: { token_id: string }) => t.token_id === minted.token_id)).toMatchObject({ revoked: true });
+    expect((await nsAdmin.call('token.list', { include_revoked: 'yes' })).body.error.fields.map((f: { field: string }) => f.field)).toEqual(['include_revoked']);
+    expect((await (await loom.as(ns, 'writer')).call('token.list', {})).status).toBe(403);
+  });
+
   it('a token bounded to one user (read_scope own_user) is refused by every conversation op with 403', async () => {
     const ns = uniqueNamespace();
     const bounded = await loom.as(ns, 'writer', { read_scope: 'own_user', read_user_id: 'u1' });

@@ -1,10 +1,13 @@
-import { ALL_NAMESPACES, LoomError, type ReadScope, type Role } from '@loom/contracts';
+import { toIso } from '@loom/clickhouse';
+import { ALL_NAMESPACES, LoomError, type ReadScope, type Role, type TokenInfo } from '@loom/contracts';
 import { randomToken, RefreshingCache, sha256Hex } from '@loom/platform';
 import { coversAllNamespaces, type Principal } from './principal';
 import type { TokenRepository, TokenRow } from './token.repository';
 
 const TOKEN_PREFIX = 'loom_';
 const CACHE_MS = 5_000;
+/** A token's last use is written at most this often per process: a busy token is not a write per call. */
+const USE_NOTE_MS = 60_000;
 
 export interface IssuedToken {
   token: string;
@@ -19,6 +22,7 @@ export interface IssuedToken {
 export class AuthService {
   private readonly cache: RefreshingCache<string, Principal | undefined>;
   private bootstrap: { hash: string; principal: Principal } | undefined;
+  private readonly usesNoted = new Map<string, number>();
 
   constructor(private readonly tokens: TokenRepository) {
     this.cache = new RefreshingCache(CACHE_MS, async (hash: string) => {
@@ -42,7 +46,41 @@ export class AuthService {
     if (this.bootstrap && this.bootstrap.hash === hash) return this.bootstrap.principal;
     const principal = await this.cache.get(hash);
     if (!principal) throw new LoomError('unauthorized', 'this token is unknown or revoked');
+    this.noteUse(principal.tokenId);
     return principal;
+  }
+
+  /** Records that a token was used, once a minute at most; a failed write only loses the note. */
+  private noteUse(tokenId: string): void {
+    const now = Date.now();
+    if (now - (this.usesNoted.get(tokenId) ?? 0) < USE_NOTE_MS) return;
+    this.usesNoted.set(tokenId, now);
+    this.tokens.noteUse(tokenId, new Date(now)).catch(() => this.usesNoted.delete(tokenId));
+  }
+
+  /**
+   * The tokens an issuer could revoke (an every-namespace admin: all of them), newest first, with
+   * labels, grants and use times; never a token or its hash. `namespace` keeps those granted on it.
+   */
+  async listTokens(issuer: Principal | 'cli', options: { namespace?: string; includeRevoked?: boolean } = {}): Promise<TokenInfo[]> {
+    const rows = await this.tokens.list();
+    return rows
+      .filter((row) => issuer === 'cli' || coversAllNamespaces(issuer) || row.namespaces.every((ns) => issuer.namespaces.includes(ns)))
+      .filter((row) => options.namespace === undefined || row.namespaces.includes(options.namespace))
+      .filter((row) => options.includeRevoked === true || !row.revoked)
+      .map((row) => ({
+        token_id: row.token_id,
+        label: row.label,
+        role: row.role,
+        namespaces: row.namespaces,
+        read_scope: row.read_scope,
+        read_user_id: row.read_user_id || null,
+        read_session_id: row.read_session_id || null,
+        created_at: toIso(row.created_at)!,
+        last_used_at: toIso(row.last_used_at),
+        revoked: Boolean(row.revoked),
+        revoked_at: toIso(row.revoked_at),
+      }));
   }
 
   /**

@@ -22,6 +22,14 @@ export function observationEvent(observation: CapturedObservation, cwd?: string)
   return { kind, text: summary, ...(observation.path ? { path: local(observation.path) } : {}) };
 }
 
+/** The cursor of an entry known only by its JSON line (`line:<n>`). */
+const LINE_CURSOR = 'line:';
+
+function lineCursor(after: string): number | undefined {
+  const match = /^line:(\d+)$/.exec(after);
+  return match ? Number(match[1]) : undefined;
+}
+
 /** What one brief save covers: the entries after the last save, and the id to resume after. */
 export interface BriefWindow {
   turns: CapturedTurn[];
@@ -43,7 +51,7 @@ export function briefWindow(parsed: ParsedTranscript, observations: readonly Cap
   let kept = { turns, observations: [...observations] };
   if (after !== undefined) {
     const turnAt = parsed.turns.findIndex((t) => t.msg_id === after);
-    const cut = parsed.turns[turnAt]?.seq ?? observations.find((o) => o.obs_id === after)?.seq;
+    const cut = parsed.turns[turnAt]?.seq ?? observations.find((o) => o.obs_id === after)?.seq ?? lineCursor(after);
     if (cut !== undefined) {
       kept = { turns: turns.filter((t) => (t.seq ?? -1) > cut), observations: observations.filter((o) => (o.seq ?? -1) > cut) };
       // The summary is new when it came after the turns the last save covered.
@@ -55,7 +63,8 @@ export function briefWindow(parsed: ParsedTranscript, observations: readonly Cap
       if ((parsed.clientSummaryAt ?? 0) <= turnAt) clientSummary = undefined;
     }
   }
-  const last = [...kept.turns.map((t) => ({ seq: t.seq ?? -1, id: t.msg_id })), ...kept.observations.map((o) => ({ seq: o.seq ?? -1, id: o.obs_id as string | undefined }))]
+  // A turn without an id of its own (Codex's) is named by its line, so a save after it resumes after it.
+  const last = [...kept.turns.map((t) => ({ seq: t.seq ?? -1, id: t.msg_id ?? (t.seq !== undefined ? `${LINE_CURSOR}${t.seq}` : undefined) })), ...kept.observations.map((o) => ({ seq: o.seq ?? -1, id: o.obs_id as string | undefined }))]
     .filter((e) => e.id !== undefined)
     .sort((a, b) => a.seq - b.seq)
     .at(-1);

@@ -48,12 +48,14 @@ export function parseClaudeCodeTranscript(text: string): ParsedTranscript {
     }
     const messageId = line.message?.id;
     const last = turns[turns.length - 1];
+    // A response often streams a blank text block first: it would only indent the turn.
+    if (body.trim() === '' && !thinking && messageId && last?.role === 'assistant' && last.messageId === messageId) continue;
     if (messageId && last?.role === 'assistant' && last.messageId === messageId) {
       if (body) last.content = last.content ? `${last.content}\n\n${body}` : body;
       if (thinking) last.reasoning = last.reasoning ? `${last.reasoning}\n\n${thinking}` : thinking;
       continue;
     }
-    turns.push({ role: 'assistant', content: body, msg_id: line.uuid, seq, ...(thinking ? { reasoning: thinking } : {}), ...(messageId ? { messageId } : {}) });
+    turns.push({ role: 'assistant', content: body.trim() === '' ? '' : body, msg_id: line.uuid, seq, ...(thinking ? { reasoning: thinking } : {}), ...(messageId ? { messageId } : {}) });
   }
   return {
     format: 'claude-code',

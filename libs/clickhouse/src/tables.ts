@@ -12,6 +12,7 @@ export interface Tables {
   conversationTerms: string;
   conversationThreads: string;
   apiTokens: string;
+  apiTokenUsage: string;
   settings: string;
   memories: string;
   memoryEvidence: string;
@@ -39,6 +40,7 @@ export function tablesFor(database: string): Tables {
     conversationTerms: `${database}.conversation_terms`,
     conversationThreads: `${database}.conversation_threads`,
     apiTokens: `${database}.api_tokens`,
+    apiTokenUsage: `${database}.api_token_usage`,
     settings: `${database}.settings`,
     memories: `${database}.memories`,
     memoryEvidence: `${database}.memory_evidence`,

@@ -1,5 +1,6 @@
 export * from './config/loom.config';
 export * from './logging/logger';
+export * from './logging/pretty';
 export * from './metrics/metrics';
 export * from './tracing/tracing';
 export * from './ids';

@@ -125,6 +125,7 @@ export const Fixtures: Record<OpName, Fixture> = {
     const created = await t.admin.ok<{ token_id: string }>('token.create', { namespace: t.namespace, role: 'viewer', label: 'to revoke' });
     return { token_id: created.token_id };
   },
+  'token.list': () => ({}),
   'settings.get': () => ({}),
   // The default value: the matrix changes nothing another test would notice.
   'settings.set': () => ({ key: 'conversation_search_excerpt_chars', value: 240 }),

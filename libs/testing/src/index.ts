@@ -14,3 +14,5 @@ export * from './reliability';
 export * from './op-model';
 export * from './op-fuzz';
 export * from './write-tracker';
+export * from './real-data';
+export * from './fixtures';

@@ -4,13 +4,25 @@ import { join, resolve } from 'node:path';
 const ROOT = resolve(__dirname, '..', '..', '..');
 
 /**
- * A file of the shared test material (`../shared/data`, next to the repository: real
- * transcripts and LoCoMo, never copied in). LOOM_SHARED_DATA points elsewhere when a checkout
- * lives apart from it. Missing material is an error, never a skipped test.
+ * Where the shared real material (real transcripts, LoCoMo; never copied into the repository)
+ * is looked for: LOOM_SHARED_DATA when set, else `../shared/data` beside the checkout.
+ */
+export function sharedDataCandidates(): string[] {
+  const fromEnv = process.env['LOOM_SHARED_DATA'];
+  return fromEnv ? [fromEnv] : [join(ROOT, '..', 'shared', 'data')];
+}
+
+/** The shared data directory, or undefined when this checkout has none beside it. */
+export function sharedDataDir(): string | undefined {
+  return sharedDataCandidates().find((dir) => existsSync(dir));
+}
+
+/**
+ * A file of the shared real material. Only the real-data tier (describeRealData) and the bench
+ * read it; the core suite runs on fixtures the project writes (libs/testing/src/fixtures).
  */
 export function sharedDataPath(...parts: string[]): string {
-  const candidates = [process.env['LOOM_SHARED_DATA'], join(ROOT, '..', 'shared', 'data'), '/work/shared/data'].filter((p): p is string => Boolean(p));
-  const base = candidates.find((dir) => existsSync(dir));
-  if (!base) throw new Error(`the shared test data is not at ${candidates.join(' or ')}; set LOOM_SHARED_DATA to its data/ directory`);
+  const base = sharedDataDir();
+  if (!base) throw new Error(`the shared data is not at ${sharedDataCandidates().join(' or ')}; set LOOM_SHARED_DATA to its data/ directory`);
   return join(base, ...parts);
 }

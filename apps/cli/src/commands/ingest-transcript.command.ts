@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { beginRun, briefWindow, crystallizeObservations, endRun, handTurnsToMemory, parseObservations, recordObservations, ingestTurns, parseTranscript, parseUsage, reportUsage, saveSessionBrief, TranscriptFormats, type TranscriptFormat } from '@loom/capture';
+import { beginRun, briefWindow, crystallizeObservations, endRun, handTurnsToMemory, parseObservations, recordObservations, ingestTurns, parseTranscript, parseUsage, reportUsage, saveSessionBrief, TranscriptFormats, type ParsedTranscript, type TranscriptFormat } from '@loom/capture';
 import { loadConfig, newId } from '@loom/platform';
 import { readAdminToken } from '../admin-token';
 
@@ -46,6 +46,7 @@ export async function ingestTranscriptCommand(options: IngestTranscriptOptions):
     throw new Error(`cannot read ${options.file}: ${(error as Error).message}`);
   }
   const parsed = parseTranscript(basename(options.file), text, options.format as TranscriptFormat | 'auto');
+  refuseEmpty(options, target, parsed, text);
   // A stable id makes a second ingest a no-op; a client's session id is one, else a new thread.
   const threadId = options.threadId ?? parsed.sessionId ?? newId('thr_');
   let turns = parsed.turns;
@@ -180,4 +181,28 @@ function resendFrom<T>(items: T[], idOf: (item: T) => string, since: string | un
   const at = since === undefined ? -1 : items.findIndex((item) => idOf(item) === since);
   const sent = at >= 0 ? items.slice(at) : items;
   return { items: sent, lastId: sent.length > 0 ? idOf(sent[sent.length - 1]!) : (since ?? null) };
+}
+
+/** What a file read as each format must hold, said when it holds none of it. */
+const EXPECTED: Record<TranscriptFormat, string> = {
+  markdown: 'no "# user" / "# assistant" sections (nor SpecStory\'s _**User**_ / _**Assistant**_)',
+  json: 'no {role, content} elements',
+  'claude-code': 'no user or assistant entries with text, no tool calls and no usage (a Claude Code session is JSON lines with "type": "user" / "assistant")',
+  codex: 'no response_item messages, no tool calls and no token counts (a Codex rollout is JSON lines starting with "type": "session_meta")',
+};
+
+/**
+ * A file that yields nothing is not a transcript of that format (a wrong --format, a malformed
+ * file, /etc/passwd): a non-zero exit naming the format tried, never "appended 0 of 0". The
+ * transcript and memory targets need turns; the others also take tool actions or usage.
+ */
+function refuseEmpty(options: IngestTranscriptOptions, target: string, parsed: ParsedTranscript, text: string): void {
+  const needsTurns = target === 'transcript' || target === 'memory';
+  const usable = parsed.turns.length + (needsTurns ? 0 : parseObservations(parsed.format, text).length + parseUsage(parsed.format, text).length + (parsed.clientSummary ? 1 : 0));
+  if (usable > 0) return;
+  const how = options.format === 'auto' ? 'detected from its name and first line' : 'as --format said';
+  throw new Error(
+    `${options.file} is not a ${parsed.format} transcript (${how}): it has ${EXPECTED[parsed.format]}, so no turn was read and nothing was sent; ` +
+      `give the right --format (${TranscriptFormats.join(', ')})`,
+  );
 }

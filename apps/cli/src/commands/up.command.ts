@@ -1,10 +1,32 @@
+import { resolve } from 'node:path';
 import { startEmbedder, startGateway } from '@loom/api';
 import { loadConfig, LoomMetrics, onShutdown } from '@loom/platform';
 import { ensureAdminToken } from '../admin-token';
 
+export interface UpOptions {
+  port?: string;
+  dataDir?: string;
+}
+
+/**
+ * The flags win over the environment. They are written into it, not only into this config: every
+ * part started here (and any it starts) reads its configuration from the environment.
+ */
+function applyFlags(options: UpOptions): void {
+  if (options.port !== undefined) {
+    const port = Number(options.port);
+    if (!/^\d+$/.test(options.port) || port > 65_535) throw new Error(`--port must be a whole number from 0 to 65535, not "${options.port}"`);
+    process.env['LOOM_PORT'] = String(port);
+  }
+  if (options.dataDir !== undefined) {
+    if (options.dataDir.trim() === '') throw new Error('--data-dir must name a directory');
+    process.env['LOOM_DATA_DIR'] = resolve(options.dataDir);
+  }
+}
 
 /** `loom up`: the embedded all-in-one — chDB in-process, the embedder on the process hub, the gateway. */
-export async function upCommand(): Promise<void> {
+export async function upCommand(options: UpOptions = {}): Promise<void> {
+  applyFlags(options);
   const config = loadConfig();
   // One process, one registry: the gateway's /metrics shows the embedder's batch sizes too.
   const metrics = new LoomMetrics('loom');

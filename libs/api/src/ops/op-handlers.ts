@@ -52,6 +52,7 @@ interface OpInputs {
   'run.report_usage': C.RunReportUsageRequest;
   'token.create': C.CreateTokenRequest;
   'token.revoke': C.RevokeTokenRequest;
+  'token.list': C.ListTokensRequest;
   'settings.get': C.GetSettingsRequest;
   'settings.set': C.SetSettingRequest;
   'quarantine.list': C.QuarantineListRequest;
@@ -158,6 +159,10 @@ export function createOpHandlers({ plane, memory, observations, briefs, erasure,
       if (!revoked) throw new LoomError('not_found', `no token "${input.token_id}" that this token can revoke`);
       return { token_id: input.token_id, revoked: true };
     },
+    'token.list': async (ctx, input): Promise<C.ListTokensResponse> => ({
+      // A namespace named in the body narrows the list; none: every token the caller could revoke.
+      tokens: await auth.listTokens(ctx.principal, { ...(input.namespace !== undefined ? { namespace: ctx.namespace } : {}), includeRevoked: input.include_revoked === true }),
+    }),
     'settings.get': () => plane.settings.all(),
     'settings.set': (_ctx, input) => plane.settings.set(input.key, input.value),
     'quarantine.list': async (_ctx, input): Promise<C.QuarantineListResponse> => {

@@ -1,4 +1,4 @@
-import { IsIn, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsBoolean, IsIn, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { IdField, NamespacedRequest, Optional } from '../common.dto';
 import { ALL_NAMESPACES, ReadScopes, Roles, type ReadScope, type Role } from '../roles';
 
@@ -44,4 +44,31 @@ export class RevokeTokenRequest extends NamespacedRequest {
 export interface RevokeTokenResponse {
   token_id: string;
   revoked: boolean;
+}
+
+export class ListTokensRequest extends NamespacedRequest {
+  /** Also the revoked tokens (default: live tokens only). */
+  @Optional() @IsBoolean() include_revoked?: boolean;
+
+  static readonly example: ListTokensRequest = Object.assign(new ListTokensRequest(), { namespace: 'acme' });
+}
+/** What `token.list` says of a token: never the token itself, nor its hash. */
+export interface TokenInfo {
+  token_id: string;
+  label: string;
+  role: Role;
+  /** The namespaces it acts on; ["*"] for every namespace. */
+  namespaces: string[];
+  read_scope: ReadScope;
+  read_user_id: string | null;
+  read_session_id: string | null;
+  created_at: string;
+  /** When it last authenticated a call (tracked to the minute); null if never. */
+  last_used_at: string | null;
+  revoked: boolean;
+  revoked_at: string | null;
+}
+export interface ListTokensResponse {
+  /** Newest first: the tokens the caller could revoke, of the namespace the request names (every one it covers when it names none). */
+  tokens: TokenInfo[];
 }

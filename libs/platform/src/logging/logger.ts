@@ -1,11 +1,12 @@
 import type { LoggerService } from '@nestjs/common';
 import pino, { type Logger } from 'pino';
+import { prettyDestination, type LineSink } from './pretty';
 
 /**
- * Structured JSON logs (one object a line). Callers log ids, counts and lengths — never the
- * text of a turn, a vector, a brief or a token.
+ * Structured JSON logs (one object a line), readable lines instead when they go to a terminal.
+ * Callers log ids, counts and lengths — never the text of a turn, a vector, a brief or a token.
  */
-export function createLogger(service: string, level: string, destination?: pino.DestinationStream): Logger {
+export function createLogger(service: string, level: string, destination: pino.DestinationStream | undefined = defaultDestination()): Logger {
   return pino(
     {
       level,
@@ -17,6 +18,11 @@ export function createLogger(service: string, level: string, destination?: pino.
     },
     destination,
   );
+}
+
+/** Standard output: JSON for machines (a pipe, a file, a collector), readable lines on a terminal. */
+export function defaultDestination(out: LineSink = process.stdout): pino.DestinationStream | undefined {
+  return out.isTTY === true ? prettyDestination(out) : undefined;
 }
 
 /** Nest's logger interface over pino, so framework lines are JSON too. */
