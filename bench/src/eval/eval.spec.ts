@@ -1,4 +1,4 @@
-import { sharedDataPath } from '@loom/testing';
+import { describeRealData, sharedDataPath } from '@loom/testing';
 import { bm25Baseline } from './bm25-baseline';
 import { codingSet, CodingSetError, readCodingQuestions, type CodingQuestion } from './coding-set';
 import { refusedMode } from './loom-run';
@@ -48,6 +48,10 @@ describe('the coding-session question set [issue 10: eval]', () => {
     expect(paraphrased / questions.length).toBeLessThanOrEqual(0.6);
     expect(new Set(questions.map((q) => q.transcript)).size).toBeGreaterThanOrEqual(8);
   });
+});
+
+describeRealData('the coding-session question set over the real transcripts [issue 10: eval]', () => {
+  const questions = readCodingQuestions();
 
   it('names each answer turn by a substring found in exactly one turn that libs/capture parses from the real transcripts', () => {
     const set = codingSet({ questions, dataPath });
