@@ -35,6 +35,8 @@ export async function snapshotDist(workDir: string): Promise<string[]> {
     }
     const unresolved = findUnresolvedAliases(target);
     if (unresolved.length === 0) {
+      // The CLI reads its version from the package.json above it.
+      cpSync(join(ROOT, 'package.json'), join(workDir, 'package.json'));
       runtimeDist = target;
       return ensureMigrations(target);
     }
