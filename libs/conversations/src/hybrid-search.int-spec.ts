@@ -184,7 +184,7 @@ describe('Hybrid search [issue 10]', () => {
     for (let i = 0; i < 24; i += 1) {
       await append({ thread_id: `t${i % 3}`, role: 'user', msg_id: `m${i}`, content: `${words[i % 8]} ${words[(i * 3) % 8]} ${words[(i * 5 + 1) % 8]} note ${i}` });
     }
-    await loom.admin.ok('settings.set', { key: 'conversation_search_min_similarity', value: -1 });
+    await loom.admin.ok('settings.set', { key: 'conversation_search_min_similarity', value: 0 });
     try {
       const query = 'zephyr tundra glacier';
       const lexical = msgIds((await search({ query, search_mode: 'lexical', limit: 5 })).hits);
