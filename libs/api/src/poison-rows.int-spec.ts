@@ -127,6 +127,31 @@ describe('nothing a client sends stops Loom: word-less turns, out-of-range numbe
     await stillServes();
   });
 
+  it('CONV-RET-08 [issue 9: poison row] a person\'s erasure also removes their quarantined rows, and a namespace erasure the namespace\'s; other rows stay', async () => {
+    const { tables } = storage();
+    const version = Date.now() * 1000;
+    const other = uniqueNamespace();
+    await storage().insert(tables.conversations, [
+      transcriptRow(1, version, { namespace: ns, msg_id: 'q-erase-u1', user_id: 'u-erased', content: 'words of the person erased', tokens: 1e21 }),
+      transcriptRow(2, version + 1, { namespace: ns, msg_id: 'q-keep-u2', user_id: 'u-kept', tokens: 1e21 }),
+      transcriptRow(3, version + 2, { namespace: other, msg_id: 'q-other-ns', user_id: 'u-erased', tokens: 1e21 }),
+    ]);
+    await storage().settled();
+    const keys = async () => (await loom.admin.ok('quarantine.list', { limit: 1000 })).rows.map((r: { key: string }) => r.key).join(' ');
+    for (const id of ['q-erase-u1', 'q-keep-u2', 'q-other-ns']) expect(await keys()).toContain(id);
+
+    expect(await loom.admin.ok('erasure.request', { namespace: ns, user_id: 'u-erased' })).toMatchObject({ status: 'done' });
+    const afterPerson = await keys();
+    expect(afterPerson).not.toContain('q-erase-u1');
+    expect(afterPerson).toContain('q-keep-u2');
+    // The admin token covers every namespace, so the person's erasure reaches the other namespace too.
+    expect(afterPerson).not.toContain('q-other-ns');
+
+    expect(await loom.admin.ok('erasure.request', { namespace: ns, namespace_list: [ns] })).toMatchObject({ status: 'done' });
+    expect(await keys()).not.toContain('q-keep-u2');
+    await stillServes();
+  });
+
   it('[issue 9: quarantine CLI] loom quarantine list, retry and drop work through the gateway as a separate process', async () => {
     if (!existsSync(CLI)) throw new Error('dist/apps/cli is missing: run `npm run build` first');
     const { tables } = storage();

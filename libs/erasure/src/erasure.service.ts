@@ -180,6 +180,7 @@ export class ErasureService {
       [erased.turns, erased.embeddings, erased.threads, erased.memories, erased.evidence, erased.briefs] = [counts[0]!, counts[1]!, counts[2]!, counts[3]!, counts[4]!, counts[5]!];
       erased.runs = counts[7]! + counts[8]!;
       erased.observations = counts[10]!;
+      await this.eraseQuarantined(row, params);
       return done();
     }
 
@@ -217,7 +218,20 @@ export class ErasureService {
     if (erased.observations > 0) await this.storage.command(`DELETE FROM ${tables.observations} WHERE ${inScope} AND ${where}`, params);
     const briefWhere = byUser ? '(startsWith(brief_key, {prefix:String}) OR startsWith(brief_key, {legacyPrefix:String}))' : '1';
     erased.briefs = await tombstone(tables.sessionBriefs, `${inScope} AND ${briefWhere}`, "true AS deleted, {now:DateTime64(3, 'UTC')} AS updated_at");
+    await this.eraseQuarantined(row, params);
     return done();
+  }
+
+  /**
+   * Quarantined rows (ADR 0013) are a person's or a namespace's rows too, kept as JSON text: they
+   * are deleted from disk with the rest, whatever table they were bound for.
+   */
+  private async eraseQuarantined(row: ErasureRow, params: Record<string, unknown>): Promise<void> {
+    const inScope = row.all_namespaces ? '1' : "JSONExtractString(row_json, 'namespace') IN {namespaces:Array(String)}";
+    const where = row.subject === 'user' ? "JSONExtractString(row_json, 'user_id') = {user:String}" : '1';
+    const table = this.storage.tables.writeQuarantine;
+    const [n] = await this.storage.query<{ n: string }>(`SELECT count() AS n FROM ${table} WHERE ${inScope} AND ${where}`, params);
+    if (Number(n?.n ?? 0) > 0) await this.storage.command(`DELETE FROM ${table} WHERE ${inScope} AND ${where}`, params);
   }
 
   /**
