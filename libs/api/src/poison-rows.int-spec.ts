@@ -53,9 +53,12 @@ describe('nothing a client sends stops Loom: word-less turns, out-of-range numbe
       const [row] = await embeddingRows(storage(), ns);
       expect(row).toMatchObject({ msg_id: 'wordless', dims: 0, model: '', embed_error: expect.stringMatching(/^no_vector: a zero vector/) });
       if (content !== '') {
-        // A query with nothing to embed is answered by the substring match, which finds the turn.
-        const found = await loom.admin.ok('conversation.search', { namespace: ns, query: content, namespace_scope: 'namespace' });
+        // In vector mode a query with nothing to embed is answered by the substring match, which
+        // finds the turn. Hybrid and lexical answer such a query with no hits (issue 10; see
+        // docs/spec-decisions.md).
+        const found = await loom.admin.ok('conversation.search', { namespace: ns, query: content, namespace_scope: 'namespace', search_mode: 'vector' });
         expect(found).toMatchObject({ mode: 'substring', hits: [{ msg_id: 'wordless', excerpt: content }] });
+        expect(await loom.admin.ok('conversation.search', { namespace: ns, query: content, namespace_scope: 'namespace', search_mode: 'hybrid' })).toEqual({ mode: 'hybrid', hits: [] });
       }
       await stillServes();
     },
