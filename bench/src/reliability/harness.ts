@@ -66,7 +66,7 @@ export function presenceRow(label: string, count: PresenceCount, quarantined: nu
 
 export const PRESENCE_HEADER = ['When', 'Acknowledged', 'Present', 'Lost', 'Duplicated', 'Stored, answer cut off', 'Quarantined', 'Verdict'];
 
-/** `loom_write_quarantined_total` of a Loom process (its /metrics), or undefined if this build does not count quarantined rows. */
+/** `loom_write_quarantined_total` of a Loom process (its /metrics; 0 while declared with no sample), or undefined if this build does not count quarantined rows. */
 export async function quarantinedRows(url: string): Promise<number | undefined> {
   try {
     const response = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5_000) });

@@ -95,6 +95,8 @@ export class EmbeddedLoomChild {
 export function metricValue(metricsText: string, name: string): number | undefined {
   let total: number | undefined;
   for (const line of metricsText.split('\n')) {
+    // A labelled counter is declared before its first sample: declared and never counted is 0.
+    if (line.startsWith(`# TYPE ${name} `)) total = total ?? 0;
     if (line.startsWith('#')) continue;
     if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) total = (total ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
   }
