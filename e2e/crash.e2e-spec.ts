@@ -1,9 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { freePort, httpOk, launch, LoomApi, sleep, startOpenAiCompatibleServer, waitFor, type ManagedProcess } from '../libs/testing/src';
+import { join } from 'node:path';
+import { RestartableLoomUp, sleep, startOpenAiCompatibleServer, waitFor } from '../libs/testing/src';
 
-const CLI = resolve(__dirname, '..', 'dist', 'apps', 'cli', 'src', 'main.js');
 const ADMIN = 'loom_crash_test_admin_token_0123456789abcdefghijk';
 const THREADS = 8;
 
@@ -14,19 +13,12 @@ const THREADS = 8;
  */
 describe('embedded Loom killed mid-stream (write-ahead log)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'loom-crash-'));
-  const env = { LOOM_DATA_DIR: dataDir, LOOM_LOG_LEVEL: 'info', LOOM_BOOTSTRAP_ADMIN_TOKEN: ADMIN };
-  let loom: ManagedProcess | undefined;
+  const loomUp = new RestartableLoomUp(dataDir, ADMIN);
   afterAll(async () => {
-    await loom?.stop();
+    await loomUp.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
-
-  const start = async (): Promise<LoomApi> => {
-    const port = await freePort();
-    loom = launch('loom up', process.execPath, [CLI, 'up'], { ...env, LOOM_PORT: String(port) });
-    await waitFor('loom up', () => httpOk(`http://127.0.0.1:${port}/readyz`), { processes: [loom] });
-    return new LoomApi(`http://127.0.0.1:${port}`, ADMIN);
-  };
+  const start = () => loomUp.start();
 
   it('CONV-APPEND-06: every append answered stored:true before a SIGKILL is stored exactly once after the restart', async () => {
     let api = await start();
@@ -47,15 +39,15 @@ describe('embedded Loom killed mid-stream (write-ahead log)', () => {
     };
     const writers = Array.from({ length: 24 }, (_, w) => writer(w));
     await sleep(1_500);
-    loom!.child.kill('SIGKILL');
+    loomUp.running().child.kill('SIGKILL');
     stop = true;
     await Promise.all(writers);
-    await loom!.exited;
+    await loomUp.running().exited;
     expect(acknowledged.size).toBeGreaterThan(50);
 
     api = await start();
     // The kill caught acknowledged turns not yet in the engine: the restart replayed them from the log.
-    const replay = loom!.output().split('\n').find((l) => l.includes('replayed the write-ahead log'));
+    const replay = loomUp.running().output().split('\n').find((l) => l.includes('replayed the write-ahead log'));
     expect(replay).toBeDefined();
     expect(JSON.parse(replay!).rows).toBeGreaterThan(0);
     const stored: string[] = [];
@@ -84,9 +76,9 @@ describe('embedded Loom killed mid-stream (write-ahead log)', () => {
  */
 describe('embedded Loom killed during a deferred extraction', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'loom-crash-extraction-'));
-  let loom: ManagedProcess | undefined;
+  let loomUp: RestartableLoomUp | undefined;
   afterAll(async () => {
-    await loom?.stop();
+    await loomUp?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -99,20 +91,10 @@ describe('embedded Loom killed during a deferred extraction', () => {
         return '- Invoices are stored in the ledger_v2 table.';
       },
     });
-    const start = async (): Promise<LoomApi> => {
-      const port = await freePort();
-      loom = launch('loom up', process.execPath, [CLI, 'up'], {
-        LOOM_DATA_DIR: dataDir,
-        LOOM_LOG_LEVEL: 'info',
-        LOOM_BOOTSTRAP_ADMIN_TOKEN: ADMIN,
-        LOOM_PORT: String(port),
-        LOOM_LLM_BASE_URL: llm.baseUrl,
-        LOOM_LLM_MODEL: 'facts',
-        LOOM_CONVERSATION_TITLER_ENABLED: 'false',
-      });
-      await waitFor('loom up', () => httpOk(`http://127.0.0.1:${port}/readyz`), { processes: [loom] });
-      return new LoomApi(`http://127.0.0.1:${port}`, ADMIN);
-    };
+    loomUp = new RestartableLoomUp(dataDir, ADMIN, { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'facts', LOOM_CONVERSATION_TITLER_ENABLED: 'false' });
+    const running = loomUp;
+    const start = () => running.start();
+    const loom = () => running.running();
     try {
       let api = await start();
       const messages = [
@@ -121,14 +103,14 @@ describe('embedded Loom killed during a deferred extraction', () => {
       ];
       const { extraction_id, deferred } = await api.ok('memory.set_from_messages', { namespace: 'crash', messages, defer: true });
       expect(deferred).toBe(true);
-      await waitFor('the extraction call to reach the model', async () => llm.requests.some((r) => r.path.endsWith('/chat/completions')), { processes: [loom!] });
-      loom!.child.kill('SIGKILL');
-      await loom!.exited;
+      await waitFor('the extraction call to reach the model', async () => llm.requests.some((r) => r.path.endsWith('/chat/completions')), { processes: [loom()] });
+      loom().child.kill('SIGKILL');
+      await loom().exited;
 
       answering = true;
       api = await start();
       const status = () => api.ok('memory.extraction_status', { namespace: 'crash', extraction_id });
-      await waitFor('the extraction to finish after the restart', async () => (await status()).status === 'done', { processes: [loom!] });
+      await waitFor('the extraction to finish after the restart', async () => (await status()).status === 'done', { processes: [loom()] });
       expect(await status()).toMatchObject({ status: 'done', facts: 1 });
       const hits = (await api.ok('memory.search', { namespace: 'crash', query: 'where are invoices stored ledger_v2' })).hits;
       expect(hits.map((h: { text: string }) => h.text)).toEqual(['Invoices are stored in the ledger_v2 table.']);

@@ -1,9 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { freePort, httpOk, launch, LoomApi, waitFor, type ManagedProcess } from '../libs/testing/src';
+import { join } from 'node:path';
+import { RestartableLoomUp } from '../libs/testing/src';
 
-const CLI = resolve(__dirname, '..', 'dist', 'apps', 'cli', 'src', 'main.js');
 const ADMIN = 'loom_poison_test_admin_token_0123456789abcdefghijk';
 
 const row = (msgId: string, extra: Record<string, unknown> = {}) => ({
@@ -43,24 +42,17 @@ const embedding = (msgId: string, extra: Record<string, unknown> = {}) => ({
  */
 describe('embedded Loom restarted on a write-ahead log that holds poison rows (issue 9)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'loom-poison-'));
-  const env = { LOOM_DATA_DIR: dataDir, LOOM_LOG_LEVEL: 'info', LOOM_BOOTSTRAP_ADMIN_TOKEN: ADMIN };
-  let loom: ManagedProcess | undefined;
+  const loomUp = new RestartableLoomUp(dataDir, ADMIN);
   afterAll(async () => {
-    await loom?.stop();
+    await loomUp.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
-
-  const start = async (): Promise<LoomApi> => {
-    const port = await freePort();
-    loom = launch('loom up', process.execPath, [CLI, 'up'], { ...env, LOOM_PORT: String(port) });
-    await waitFor('loom up', () => httpOk(`http://127.0.0.1:${port}/readyz`), { processes: [loom] });
-    return new LoomApi(`http://127.0.0.1:${port}`, ADMIN);
-  };
+  const start = () => loomUp.start();
 
   it('CONV-APPEND-06 [issue 9: replay] the restart replays the log without exiting: good rows stored once, poison rows quarantined and named by key in the log', async () => {
     let api = await start();
     await api.ok('conversation.set_logging', { namespace: 'poison', enabled: true });
-    await loom!.stop();
+    await loomUp.running().stop();
 
     // What a stop left behind: one segment holding good and poison rows of both append tables.
     const walDir = join(dataDir, 'wal', 'loom');
@@ -73,10 +65,10 @@ describe('embedded Loom restarted on a write-ahead log that holds poison rows (i
     writeFileSync(join(walDir, '000000000042.jsonl'), entries.map((e) => JSON.stringify(e)).join('\n') + '\n');
 
     api = await start();
-    expect(loom!.child.exitCode).toBeNull();
-    const replay = loom!.output().split('\n').find((l) => l.includes('replayed the write-ahead log'));
+    expect(loomUp.running().child.exitCode).toBeNull();
+    const replay = loomUp.running().output().split('\n').find((l) => l.includes('replayed the write-ahead log'));
     expect(JSON.parse(replay!)).toMatchObject({ segments: 1, rows: 6, quarantined: 3 });
-    const quarantinedLines = loom!.output().split('\n').filter((l) => l.includes('quarantined'));
+    const quarantinedLines = loomUp.running().output().split('\n').filter((l) => l.includes('quarantined'));
     expect(quarantinedLines.join('\n')).toMatch(/"msg_id\\":\\"m2\\"/);
     expect(quarantinedLines.join('\n')).not.toContain('kept out of logs');
 

@@ -16,3 +16,4 @@ export * from './op-fuzz';
 export * from './write-tracker';
 export * from './real-data';
 export * from './fixtures';
+export * from './loom-up';
