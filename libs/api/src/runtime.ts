@@ -14,6 +14,7 @@ import { briefLlm, configuredLlm, createTitlerWorker } from './titler';
 import { BriefsService } from '@loom/briefs';
 import { applyRetention, ErasureService } from '@loom/erasure';
 import { RunsService } from '@loom/runs';
+import { CodeHistory } from '@loom/history';
 import { McpEndpoint } from './mcp/mcp-endpoint';
 import { InMemoryLeaseManager, NatsKvLeaseManager } from '@loom/leases';
 
@@ -136,7 +137,8 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
     if (config.erasure.runsIn === 'service') logger.info('erasures run in the erasure service (LOOM_ERASURE_RUNS_IN=service): this gateway stores requests and waits for their records');
     const runs = new RunsService(storage, leases, prices);
     const observations = new ObservationsService(storage, memory, leases);
-    const dispatcher = new OpDispatcher(createOpHandlers({ plane, memory, observations, briefs, erasure, runs, auth, quarantine: storage.quarantine }), auth, metrics, logger);
+    const code = new CodeHistory(storage, leases, { enabled: config.code.ingestEnabled, logger });
+    const dispatcher = new OpDispatcher(createOpHandlers({ plane, memory, observations, briefs, erasure, runs, auth, quarantine: storage.quarantine, code }), auth, metrics, logger);
     const mcp = new McpEndpoint(auth, dispatcher, runs, config.mcp.sessionRunIdleSeconds, storage, logger);
     // Idle MCP runs are closed on a cadence well inside the idle time.
     const sweeper = setInterval(() => void mcp.sweep().catch((error: unknown) => logger.warn({ err: error }, 'closing idle MCP runs failed; next sweep retries')), Math.min(30, Math.max(1, config.mcp.sessionRunIdleSeconds / 2)) * 1000);
@@ -164,6 +166,7 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
         await titler?.stop();
         await memory.close();
         await erasure.close();
+        await code.close();
         await transport.close();
         await storage.close();
       },

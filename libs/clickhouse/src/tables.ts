@@ -25,6 +25,11 @@ export interface Tables {
   runs: string;
   runUsage: string;
   writeQuarantine: string;
+  codeRepositories: string;
+  codeCommits: string;
+  codeFileChanges: string;
+  codeHunks: string;
+  codeSymbolChanges: string;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -53,5 +58,10 @@ export function tablesFor(database: string): Tables {
     runs: `${database}.runs`,
     runUsage: `${database}.run_usage`,
     writeQuarantine: `${database}.write_quarantine`,
+    codeRepositories: `${database}.code_repositories`,
+    codeCommits: `${database}.code_commits`,
+    codeFileChanges: `${database}.code_file_changes`,
+    codeHunks: `${database}.code_hunks`,
+    codeSymbolChanges: `${database}.code_symbol_changes`,
   };
 }

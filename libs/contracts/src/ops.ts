@@ -21,6 +21,7 @@ import { ListSavedMessagesRequest, SavedStatusRequest, SaveMessageRequest, Searc
 import { GetSettingsRequest, SetSettingRequest } from './settings/settings.dto';
 import { ContextPackRequest } from './context/context.dto';
 import { ObserveCrystallizeRequest, ObserveListRequest, ObserveRecordRequest } from './observe/observe.dto';
+import { CodeAddRequest, CodeListRequest, HistoryLineRequest, HistoryPathRequest, HistorySymbolRequest } from './history/history.dto';
 import { QuarantineDropRequest, QuarantineListRequest, QuarantineRetryRequest } from './quarantine/quarantine.dto';
 
 /**
@@ -77,6 +78,12 @@ export const Ops = {
   'quarantine.list': { role: 'admin', request: QuarantineListRequest, deploymentWide: true },
   'quarantine.retry': { role: 'admin', request: QuarantineRetryRequest, deploymentWide: true },
   'quarantine.drop': { role: 'admin', request: QuarantineDropRequest, deploymentWide: true },
+  // The code-history plane (off until LOOM_CODE_INGEST_ENABLED=true).
+  'code.add': { role: 'admin', request: CodeAddRequest },
+  'code.list': { role: 'viewer', request: CodeListRequest },
+  'history.path': { role: 'viewer', request: HistoryPathRequest },
+  'history.symbol': { role: 'viewer', request: HistorySymbolRequest },
+  'history.line': { role: 'viewer', request: HistoryLineRequest },
 } as const satisfies Record<string, { role: Role; request: new () => object; perUser?: boolean; deploymentWide?: boolean }>;
 
 export function isPerUserOp(op: OpName): boolean {

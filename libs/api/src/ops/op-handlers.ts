@@ -6,6 +6,7 @@ import { scopeFor, type BriefsService } from '@loom/briefs';
 import type { ErasureService } from '@loom/erasure';
 import type { RunsService } from '@loom/runs';
 import type { QuarantineService } from '@loom/clickhouse';
+import type { CodeHistory } from '@loom/history';
 import type { OpContext } from './op-context';
 import type * as C from '@loom/contracts';
 
@@ -58,6 +59,11 @@ interface OpInputs {
   'quarantine.list': C.QuarantineListRequest;
   'quarantine.retry': C.QuarantineRetryRequest;
   'quarantine.drop': C.QuarantineDropRequest;
+  'code.add': C.CodeAddRequest;
+  'code.list': C.CodeListRequest;
+  'history.path': C.HistoryPathRequest;
+  'history.symbol': C.HistorySymbolRequest;
+  'history.line': C.HistoryLineRequest;
 }
 
 export type OpHandlers = { [K in OpName]: Handler<OpInputs[K]> };
@@ -81,10 +87,12 @@ export interface OpServices {
   auth: AuthService;
   /** Quarantined rows of the append path (storage's). */
   quarantine: QuarantineService;
+  /** The code-history plane. */
+  code: CodeHistory;
 }
 
 /** Adapters from ops to services: take the validated input, call one service method, return. */
-export function createOpHandlers({ plane, memory, observations, briefs, erasure, runs, auth, quarantine }: OpServices): OpHandlers {
+export function createOpHandlers({ plane, memory, observations, briefs, erasure, runs, auth, quarantine, code }: OpServices): OpHandlers {
   /** Every namespace the token covers: a person's data is erased (and exported) wherever it is. */
   const callerNamespaces = (ctx: OpContext): NamespaceSet => (coversAllNamespaces(ctx.principal) ? { all: true } : { all: false, namespaces: ctx.principal.namespaces });
   const contextPack = new ContextPackService(memory, plane.search, observations);
@@ -174,5 +182,10 @@ export function createOpHandlers({ plane, memory, observations, briefs, erasure,
     'quarantine.drop': async (_ctx, input): Promise<C.QuarantineDropResponse> => {
       return { results: await quarantine.drop(input.ids) };
     },
+    'code.add': (ctx, input): Promise<C.CodeAddResponse> => code.add(ctx.namespace, input),
+    'code.list': (ctx): Promise<C.CodeListResponse> => code.list(ctx.namespace),
+    'history.path': (ctx, input): Promise<C.HistoryPathResponse> => code.path(ctx.namespace, input),
+    'history.symbol': (ctx, input): Promise<C.HistorySymbolResponse> => code.symbol(ctx.namespace, input),
+    'history.line': (ctx, input): Promise<C.HistoryLineResponse> => code.line(ctx.namespace, input),
   };
 }

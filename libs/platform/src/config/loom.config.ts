@@ -59,6 +59,8 @@ export interface LoomConfig {
   memoryExtraction: { attempts: number; retryMs: number; pollMs: number };
   erasure: { attempts: number; retryMs: number; pollMs: number; runsIn: 'gateway' | 'service'; metricsPort: number };
   compaction: { runsIn: 'gateway' | 'service'; metricsPort: number };
+  /** The code-history plane: off until LOOM_CODE_INGEST_ENABLED=true (PRHIST-04). */
+  code: { ingestEnabled: boolean };
   /** Prices added to (or replacing) Loom's list, by model name or name prefix. */
   modelPrices: Record<string, ModelPrice>;
   briefs: {
@@ -106,6 +108,7 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   { name: 'LOOM_LLM_MODEL', default: '(unset)', meaning: 'chat model name at that endpoint (required with openai)' },
   { name: 'LOOM_LLM_API_KEY', default: '(unset)', meaning: 'API key of that endpoint (never logged)' },
   { name: 'LOOM_LLM_TIMEOUT_MS', default: '30000', meaning: 'LLM call timeout' },
+  { name: 'LOOM_CODE_INGEST_ENABLED', default: 'false', meaning: 'the code-history plane: `loom code add` indexes a repository and history.* ops answer; off, they answer 501 saying how to turn it on' },
   { name: 'LOOM_CONVERSATION_TITLER_ENABLED', default: 'true', meaning: 'the titler worker gives untitled threads an LLM-written title; false stops every title write' },
   { name: 'LOOM_CONVERSATION_TITLER_WINDOW_HOURS', default: '168', meaning: 'only threads with a turn in this many past hours are titled' },
   { name: 'LOOM_CONVERSATION_TITLER_MIN_TURNS', default: '4', meaning: 'only threads with at least this many live turns (any role) are titled' },
@@ -320,6 +323,7 @@ export function loadConfig(env: Env = process.env): LoomConfig {
       runsIn: oneOf('LOOM_COMPACTION_RUNS_IN', ['gateway', 'service'], 'gateway'),
       metricsPort: int('LOOM_COMPACTOR_METRICS_PORT', 9467, 0, 65_535),
     },
+    code: { ingestEnabled: bool('LOOM_CODE_INGEST_ENABLED', false) },
     modelPrices: modelPrices(str('LOOM_MODEL_PRICES'), problems),
     retention: {
       days: int('LOOM_RETENTION_CONVERSATIONS_DAYS', 0, 0, 36_500),

@@ -1,0 +1,124 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestLoom, uniqueNamespace, writeGitFixture, type GitFixture, type TestLoom } from '../../testing/src';
+
+describe('Code history plane, off by default (PRHIST-01, PRHIST-04, SETTINGS-09)', () => {
+  let loom: TestLoom;
+  beforeAll(async () => {
+    loom = await startTestLoom({ withEmbedder: false });
+  });
+  afterAll(async () => loom.close());
+
+  it('PRHIST-01 / PRHIST-04: without LOOM_CODE_INGEST_ENABLED every code op answers 501 saying how to turn it on; code.list says it is off', async () => {
+    const ns = uniqueNamespace();
+    const fixture = writeGitFixture();
+    for (const [op, body] of [
+      ['code.add', { path: fixture.path }],
+      ['history.path', { repository: 'demo', path: 'README.md' }],
+      ['history.symbol', { repository: 'demo', symbol: 'query' }],
+      ['history.line', { repository: 'demo', path: 'README.md', line: 1 }],
+    ] as const) {
+      const answer = await loom.admin.call(op, { namespace: ns, ...body });
+      expect({ op, status: answer.status }).toEqual({ op, status: 501 });
+      expect(answer.body.error.message).toContain('LOOM_CODE_INGEST_ENABLED=true');
+    }
+    expect(await loom.admin.ok('code.list', { namespace: ns })).toEqual({ enabled: false, repositories: [] });
+  });
+});
+
+describe('Code history: ingest and path, symbol and line history through the API (PRHIST-03, PRHIST-04)', () => {
+  let loom: TestLoom;
+  let fixture: GitFixture;
+  let ns: string;
+  beforeAll(async () => {
+    loom = await startTestLoom({ withEmbedder: false, env: { LOOM_CODE_INGEST_ENABLED: 'true' } });
+    fixture = writeGitFixture();
+    ns = uniqueNamespace();
+    const added = await loom.admin.ok('code.add', { namespace: ns, path: fixture.path, name: 'demo', wait: true });
+    expect(added.repository).toMatchObject({ name: 'demo', state: 'ready', commits_indexed: 7, commits_total: 7, head: fixture.commits.cFile, error: null });
+  });
+  afterAll(async () => loom.close());
+  const ok = (op: string, body: Record<string, unknown>) => loom.admin.ok(op, { namespace: ns, repository: 'demo', ...body });
+
+  it('PRHIST-04: code.list shows the repository with its progress; a viewer may list but not add', async () => {
+    expect(await loom.admin.ok('code.list', { namespace: ns })).toMatchObject({ enabled: true, repositories: [{ name: 'demo', state: 'ready', commits_indexed: 7, commits_total: 7 }] });
+    const viewer = await loom.as(ns, 'viewer');
+    expect((await viewer.call('code.add', { namespace: ns, path: fixture.path })).status).toBe(403);
+    expect((await viewer.call('code.list', { namespace: ns })).status).toBe(200);
+  });
+
+  it('PRHIST-03: a path\'s history is newest first, follows the rename back, and names each PR (squash and merge commits)', async () => {
+    const { changes } = await ok('history.path', { path: 'src/connection.ts' });
+    expect(changes.map((c: { sha: string }) => c.sha)).toEqual([fixture.commits.mergePing, fixture.commits.rename, fixture.commits.fixQuery, fixture.commits.addClose, fixture.commits.initial]);
+    expect(changes.map((c: { pr_number: number | null }) => c.pr_number)).toEqual([4, 3, 2, 1, null]);
+    expect(changes[1]).toMatchObject({ change: 'renamed', path: 'src/connection.ts', old_path: 'src/client.ts', subject: 'Rename client to connection (#3)', author: 'Ada Lovelace' });
+    expect(changes[4]).toMatchObject({ change: 'added', path: 'src/client.ts' });
+    // A directory: its files' changes.
+    expect((await ok('history.path', { path: 'tools' })).changes.map((c: { sha: string }) => c.sha)).toEqual([fixture.commits.cFile, fixture.commits.python]);
+    expect((await ok('history.path', { path: 'docs/notes with space.md' })).changes).toHaveLength(1);
+  });
+
+  it('PRHIST-03: a symbol\'s history names the PRs whose hunks changed it, by last name part or qualified, in every language', async () => {
+    const query = await ok('history.symbol', { symbol: 'query' });
+    expect(query.changes.map((c: { sha: string; symbol: string }) => [c.sha, c.symbol])).toEqual([[fixture.commits.fixQuery, 'Client.query'], [fixture.commits.initial, 'Client.query']]);
+    expect(query.changes[0]).toMatchObject({ pr_number: 2, source: 'parser', path: 'src/client.ts' });
+    expect((await ok('history.symbol', { symbol: 'Client.close' })).changes.map((c: { pr_number: number }) => c.pr_number)).toEqual([1]);
+    expect((await ok('history.symbol', { symbol: 'ping' })).changes.map((c: { pr_number: number }) => c.pr_number)).toEqual([4]);
+    expect((await ok('history.symbol', { symbol: 'Helper.run' })).changes.map((c: { pr_number: number }) => c.pr_number)).toEqual([6, 5]);
+    expect((await ok('history.symbol', { symbol: 'parse_line' })).changes.map((c: { pr_number: number }) => c.pr_number)).toEqual([6]);
+    // Only changes under a path: query never changed under tools/.
+    expect((await loom.admin.call('history.symbol', { namespace: ns, repository: 'demo', symbol: 'query', path: 'tools/' })).status).toBe(404);
+    expect((await ok('history.symbol', { symbol: 'query', path: 'src/' })).changes).toHaveLength(2);
+  });
+
+  it('PRHIST-03: a line\'s history is the chain of commits that wrote it, through the rename, ending at its origin; it agrees with git log -L', async () => {
+    // `return run(sql, { timeout: 30 });` is line 4 of src/connection.ts today.
+    const line = await ok('history.line', { path: 'src/connection.ts', line: 4 });
+    expect(line.changes.map((c: { sha: string; path: string; line: number; origin: boolean }) => [c.sha, c.path, c.line, c.origin])).toEqual([
+      [fixture.commits.fixQuery, 'src/client.ts', 3, false],
+      [fixture.commits.initial, 'src/client.ts', 3, true],
+    ]);
+    expect(line.ref).toBe(fixture.commits.cFile);
+    const gitL = execFileSync('git', ['-C', fixture.path, 'log', '--first-parent', '--format=%H', '-s', '-L', '4,4:src/connection.ts'], { encoding: 'utf8' }).trim().split('\n').filter((l) => /^[0-9a-f]{40}$/.test(l));
+    // git log -L also lists the rename (the file "changed" path) — Loom lists the commits that wrote the text.
+    expect(gitL.filter((sha) => sha !== fixture.commits.rename)).toEqual(line.changes.map((c: { sha: string }) => c.sha));
+    // At an older ref, the line numbers of that commit.
+    const old = await ok('history.line', { path: 'src/client.ts', line: 3, ref: fixture.commits.addClose.slice(0, 10) });
+    expect(old.changes.map((c: { sha: string }) => c.sha)).toEqual([fixture.commits.initial]);
+    // A line born in the merged PR.
+    expect((await ok('history.line', { path: 'src/connection.ts', line: 13 })).changes.map((c: { pr_number: number; origin: boolean }) => [c.pr_number, c.origin])).toEqual([[4, true]]);
+  });
+
+  it('[issue 13: bad input] a path that is not a repository, an unknown ref, an unknown repository, symbol or path each get a clear error', async () => {
+    const notRepo = await loom.admin.call('code.add', { namespace: ns, path: mkdtempSync(join(tmpdir(), 'not-a-repo-')) });
+    expect(notRepo.status).toBe(400);
+    expect(notRepo.body.error.fields).toEqual([{ field: 'path', message: 'not a git repository' }]);
+    const badRef = await loom.admin.call('code.add', { namespace: ns, path: fixture.path, ref: 'no-such-branch' });
+    expect(badRef.status).toBe(400);
+    expect(badRef.body.error.fields).toEqual([{ field: 'ref', message: 'unknown ref' }]);
+    expect((await loom.admin.call('history.path', { namespace: ns, repository: 'nope', path: 'a' })).status).toBe(404);
+    const symbol = await loom.admin.call('history.symbol', { namespace: ns, repository: 'demo', symbol: 'neverSeen' });
+    expect(symbol.status).toBe(404);
+    expect(symbol.body.error.fields).toEqual([{ field: 'symbol', message: 'never changed in the indexed history' }]);
+    expect((await loom.admin.call('history.line', { namespace: ns, repository: 'demo', path: 'src/connection.ts', line: 4, ref: 'abcdef0' })).status).toBe(400);
+    const invalid = await loom.admin.call('history.line', { namespace: ns, repository: 'bad name!', path: '', line: 0 });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.error.fields.map((f: { field: string }) => f.field).sort()).toEqual(['line', 'path', 'repository']);
+  });
+
+  it('[issue 13: resumable] a rerun adds only new commits; the rows are not doubled', async () => {
+    const more = writeGitFixture();
+    const ns2 = uniqueNamespace();
+    await loom.admin.ok('code.add', { namespace: ns2, path: more.path, name: 'again', wait: true });
+    execFileSync('git', ['-C', more.path, '-c', 'user.name=B', '-c', 'user.email=b@example.com', 'commit', '-q', '--allow-empty', '-m', 'Empty follow-up (#7)']);
+    const again = await loom.admin.ok('code.add', { namespace: ns2, path: more.path, name: 'again', wait: true });
+    expect(again.repository).toMatchObject({ state: 'ready', commits_indexed: 8, commits_total: 8 });
+    const history = await loom.admin.ok('history.path', { namespace: ns2, repository: 'again', path: 'src/connection.ts' });
+    expect(history.changes).toHaveLength(5);
+    // Same head: nothing to do, nothing doubled.
+    await loom.admin.ok('code.add', { namespace: ns2, path: more.path, name: 'again', wait: true });
+    expect((await loom.admin.ok('history.symbol', { namespace: ns2, repository: 'again', symbol: 'query' })).changes).toHaveLength(2);
+  });
+});

@@ -1,0 +1,153 @@
+import type { Storage } from '@loom/clickhouse';
+import {
+  LoomError,
+  type CodeAddRequest,
+  type CodeAddResponse,
+  type CodeListResponse,
+  type HistoryLineRequest,
+  type HistoryLineResponse,
+  type HistoryPathRequest,
+  type HistoryPathResponse,
+  type HistorySymbolRequest,
+  type HistorySymbolResponse,
+  type RepositoryView,
+} from '@loom/contracts';
+import { leaseKey, withLease, type LeaseManager } from '@loom/leases';
+import type { Logger } from '@loom/platform';
+import { basename, resolve } from 'node:path';
+import { CodeIngest } from './ingest/code-ingest';
+import { HistoryQueries } from './queries/history-queries';
+import type { RepositoryRow } from './store/history-rows';
+import { RepositoryStore } from './store/repository-store';
+import { SymbolIndex } from './symbols/symbol-index';
+
+export interface CodeHistoryOptions {
+  /** LOOM_CODE_INGEST_ENABLED. */
+  enabled: boolean;
+  logger?: Logger;
+}
+
+const OFF = 'code history is off: set LOOM_CODE_INGEST_ENABLED=true on the gateway, then add a repository with `loom code add <path>`';
+
+/**
+ * The code-history plane behind its switch (PRHIST-01, PRHIST-04): `code.add` starts an ingest
+ * that runs in this process under a lease (one ingest per repository across gateways) and
+ * answers at once with the repository's state; `code.list` shows progress; history.* read the
+ * index. Off, every op answers 501 saying how to turn it on.
+ */
+export class CodeHistory {
+  private readonly symbols = new SymbolIndex();
+  private readonly ingest: CodeIngest;
+  private readonly queries: HistoryQueries;
+  private readonly repositories: RepositoryStore;
+  private readonly running = new Map<string, { started: Promise<void>; done: Promise<void> }>();
+
+  constructor(
+    storage: Storage,
+    private readonly leases: LeaseManager,
+    private readonly options: CodeHistoryOptions,
+  ) {
+    this.ingest = new CodeIngest(storage, this.symbols);
+    this.queries = new HistoryQueries(storage);
+    this.repositories = new RepositoryStore(storage);
+  }
+
+  get enabled(): boolean {
+    return this.options.enabled;
+  }
+
+  async add(namespace: string, input: CodeAddRequest): Promise<CodeAddResponse> {
+    this.requireOn();
+    const path = resolve(input.path);
+    const name = input.name ?? defaultName(path);
+    const request = { namespace, name, path, ...(input.ref === undefined ? {} : { ref: input.ref }) };
+    // Errors a caller can fix (not a repository, unknown ref) answer now, before any work.
+    await this.ingest.resolve(request);
+    const key = `${namespace}\u0000${name}`;
+    let job = this.running.get(key);
+    if (!job) {
+      const started = new Deferred();
+      const done = this.runUnderLease(request, started).finally(() => {
+        started.resolve();
+        this.running.delete(key);
+      });
+      job = { started: started.promise, done };
+      this.running.set(key, job);
+    }
+    // Answer once the job has stored its state (ingesting, with the total), or when it is done.
+    await (input.wait ? job.done : job.started);
+    const row = await this.repositories.get(namespace, name);
+    if (!row) throw new LoomError('internal', `the ingest of "${name}" stored no state`);
+    return { repository: view(row) };
+  }
+
+  async list(namespace: string): Promise<CodeListResponse> {
+    if (!this.options.enabled) return { enabled: false, repositories: [] };
+    return { enabled: true, repositories: (await this.repositories.list(namespace)).map(view) };
+  }
+
+  path(namespace: string, input: HistoryPathRequest): Promise<HistoryPathResponse> {
+    this.requireOn();
+    return this.queries.path(namespace, input);
+  }
+
+  symbol(namespace: string, input: HistorySymbolRequest): Promise<HistorySymbolResponse> {
+    this.requireOn();
+    return this.queries.symbol(namespace, input);
+  }
+
+  line(namespace: string, input: HistoryLineRequest): Promise<HistoryLineResponse> {
+    this.requireOn();
+    return this.queries.line(namespace, input);
+  }
+
+  /** Waits for the ingests this process runs (their checkpoints make a later rerun cheap). */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.running.values()].map((j) => j.done));
+    await this.symbols.close();
+  }
+
+  private async runUnderLease(request: { namespace: string; name: string; path: string; ref?: string }, started: Deferred): Promise<void> {
+    const log = this.options.logger;
+    const outcome = await withLease(this.leases, leaseKey('code-ingest', request.namespace, request.name), () =>
+      this.ingest.run(request, {
+        onProgress: (r) => {
+          started.resolve();
+          log?.info({ repository: r.name, namespace: r.namespace, commits: r.commits, total: r.commits_total, state: r.state }, `code ingest ${r.name}: ${r.commits}/${r.commits_total} commits (${r.state})`);
+        },
+      }),
+    ).catch((error: unknown) => {
+      log?.error({ err: error, repository: request.name }, `code ingest ${request.name} failed; run \`loom code add\` again to resume from its last checkpoint`);
+      return undefined;
+    });
+    if (outcome && !outcome.acquired) log?.info({ repository: request.name }, `code ingest ${request.name} already runs elsewhere; not started twice`);
+  }
+
+  private requireOn(): void {
+    if (!this.options.enabled) throw new LoomError('not_configured', OFF);
+  }
+}
+
+function defaultName(path: string): string {
+  const name = basename(path).replace(/\.git$/, '').replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[^A-Za-z0-9]+/, '');
+  return name.slice(0, 128) || 'repository';
+}
+
+function view(row: RepositoryRow): RepositoryView {
+  return {
+    name: row.name,
+    path: row.path,
+    ref: row.ref,
+    state: row.state,
+    error: row.error === '' ? null : row.error,
+    commits_indexed: Number(row.commits),
+    commits_total: Number(row.commits_total),
+    head: row.last_sha === '' ? null : row.last_sha,
+    updated_at: new Date(`${String(row.updated_at).replace(' ', 'T')}Z`).toISOString(),
+  };
+}
+
+class Deferred {
+  resolve: () => void = () => undefined;
+  readonly promise = new Promise<void>((resolve) => (this.resolve = resolve));
+}

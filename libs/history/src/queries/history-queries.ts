@@ -1,0 +1,192 @@
+import type { Storage } from '@loom/clickhouse';
+import {
+  LoomError,
+  type CommitView,
+  type HistoryLineRequest,
+  type HistoryLineResponse,
+  type HistoryPathRequest,
+  type HistoryPathResponse,
+  type HistorySymbolRequest,
+  type HistorySymbolResponse,
+  type LineChangeView,
+  type PathChangeView,
+  type SymbolChangeView,
+} from '@loom/contracts';
+import { RepositoryStore } from '../store/repository-store';
+import type { CommitRow, RepositoryRow } from '../store/history-rows';
+import { leafOf } from '../symbols/header-symbol';
+import { stepBack, type WalkHunk } from './line-walk';
+
+const DEFAULT_LIMIT = 50;
+/** Renames a path's history follows back before it stops. */
+const MAX_RENAMES = 50;
+
+interface ChangeRow {
+  path: string;
+  seq: number;
+  sha: string;
+  old_path: string;
+  change: PathChangeView['change'];
+  additions: number;
+  deletions: number;
+}
+
+/** Path, symbol and line history over the code index, read from ClickHouse alone (no clone needed). */
+export class HistoryQueries {
+  private readonly repositories: RepositoryStore;
+
+  constructor(private readonly storage: Storage) {
+    this.repositories = new RepositoryStore(storage);
+  }
+
+  async repository(namespace: string, name: string): Promise<RepositoryRow> {
+    const row = await this.repositories.get(namespace, name);
+    if (!row) throw new LoomError('not_found', `no repository "${name}" in namespace "${namespace}"; add it with \`loom code add <path> --name ${name}\``);
+    return row;
+  }
+
+  /** The commits that touched a file (renames followed back) or a directory's files, newest first. */
+  async path(namespace: string, input: HistoryPathRequest): Promise<HistoryPathResponse> {
+    await this.repository(namespace, input.repository);
+    const limit = input.limit ?? DEFAULT_LIMIT;
+    const t = this.storage.tables;
+    const params = { namespace, repo: input.repository };
+    const found: ChangeRow[] = [];
+    let path = input.path.replace(/^\.?\//, '');
+    let before = Number.MAX_SAFE_INTEGER;
+    for (let hop = 0; hop <= MAX_RENAMES && found.length < limit; hop++) {
+      const rows = await this.changesOf(path, before, limit - found.length, params);
+      found.push(...rows);
+      const rename = rows.find((r) => r.change === 'renamed' && r.path === path);
+      if (!rename || rows.length >= limit) break;
+      path = rename.old_path;
+      before = rename.seq;
+    }
+    if (found.length === 0) {
+      // Not a file: a directory's files, by prefix.
+      const prefix = input.path.replace(/^\.?\//, '').replace(/\/?$/, '/');
+      const rows = await this.storage.query<ChangeRow>(
+        `SELECT path, seq, sha, old_path, change, additions, deletions FROM ${t.codeFileChanges} FINAL
+         WHERE namespace = {namespace:String} AND repo = {repo:String} AND startsWith(path, {prefix:String})
+         ORDER BY seq DESC, path LIMIT {limit:UInt32}`,
+        { ...params, prefix, limit },
+      );
+      found.push(...rows);
+    }
+    if (found.length === 0) throw new LoomError('not_found', `no commit in "${input.repository}" touched "${input.path}"; check the path (relative to the repository's root)`, { fields: [{ field: 'path', message: 'never changed in the indexed history' }] });
+    const commits = await this.commits(namespace, input.repository, found.map((f) => f.sha));
+    return {
+      repository: input.repository,
+      path: input.path,
+      changes: found.map((f) => ({ ...commitView(commits.get(f.sha), f.sha), path: f.path, old_path: f.change === 'renamed' ? f.old_path : null, change: f.change, additions: Number(f.additions), deletions: Number(f.deletions) })),
+    };
+  }
+
+  /** The commits whose hunks changed a symbol (by its last name part, or qualified), newest first. */
+  async symbol(namespace: string, input: HistorySymbolRequest): Promise<HistorySymbolResponse> {
+    await this.repository(namespace, input.repository);
+    const symbol = input.symbol.replace(/::|#/g, '.');
+    const rows = await this.storage.query<{ symbol: string; seq: number; sha: string; path: string; source: 'parser' | 'header'; lines_added: number; lines_removed: number }>(
+      `SELECT symbol, seq, sha, path, source, lines_added, lines_removed FROM ${this.storage.tables.codeSymbolChanges} FINAL
+       WHERE namespace = {namespace:String} AND repo = {repo:String} AND leaf = {leaf:String}
+         AND (symbol = {symbol:String} OR endsWith(symbol, {dotted:String}))
+         AND ({path:String} = '' OR startsWith(path, {path:String}))
+       ORDER BY seq DESC, path, symbol LIMIT {limit:UInt32}`,
+      { namespace, repo: input.repository, leaf: leafOf(symbol), symbol, dotted: `.${symbol}`, path: input.path?.replace(/^\.?\//, '') ?? '', limit: input.limit ?? DEFAULT_LIMIT },
+    );
+    if (rows.length === 0) throw new LoomError('not_found', `no change to a symbol "${input.symbol}" was seen in "${input.repository}"; try its last name part (\`query\` for \`Client.query\`)`, { fields: [{ field: 'symbol', message: 'never changed in the indexed history' }] });
+    const commits = await this.commits(namespace, input.repository, rows.map((r) => r.sha));
+    const changes: SymbolChangeView[] = rows.map((r) => ({ ...commitView(commits.get(r.sha), r.sha), symbol: r.symbol, path: r.path, lines_added: Number(r.lines_added), lines_removed: Number(r.lines_removed), source: r.source }));
+    return { repository: input.repository, symbol: input.symbol, changes };
+  }
+
+  /**
+   * Blame through history: the commits that wrote a line, newest first. From the newest commit
+   * that touched the file (at or before `ref`), each commit's hunks say whether it wrote the
+   * line and where the line sat before it; renames are followed.
+   */
+  async line(namespace: string, input: HistoryLineRequest): Promise<HistoryLineResponse> {
+    const repository = await this.repository(namespace, input.repository);
+    const limit = input.limit ?? DEFAULT_LIMIT;
+    const ref = input.ref ? await this.commitByPrefix(namespace, input.repository, input.ref) : await this.commitByPrefix(namespace, input.repository, repository.last_sha);
+    const t = this.storage.tables;
+    let path = input.path.replace(/^\.?\//, '');
+    let line = input.line;
+    let before = Number(ref.seq) + 1;
+    const chain: { sha: string; path: string; line: number; origin: boolean }[] = [];
+    let touched = false;
+    for (let guard = 0; guard < 100_000 && chain.length < limit; guard++) {
+      const [change] = await this.changesOf(path, before, 1, { namespace, repo: input.repository });
+      if (!change) break;
+      touched = true;
+      const hunks = await this.storage.query<WalkHunk>(
+        `SELECT old_start, old_lines, new_start, new_lines FROM ${t.codeHunks} FINAL
+         WHERE namespace = {namespace:String} AND repo = {repo:String} AND path = {path:String} AND seq = {seq:UInt32}
+         ORDER BY new_start, hunk`,
+        { namespace, repo: input.repository, path, seq: change.seq },
+      );
+      const step = stepBack(hunks.map(numbers), line);
+      if (step.kind === 'changed') {
+        chain.push({ sha: change.sha, path, line, origin: step.origin || change.change === 'added' });
+        if (step.origin || step.oldLine === undefined || change.change === 'added') break;
+        line = step.oldLine;
+      } else {
+        if (change.change === 'added') break;
+        line = step.oldLine;
+      }
+      if (change.change === 'renamed') path = change.old_path;
+      before = Number(change.seq);
+    }
+    if (!touched) throw new LoomError('not_found', `no commit in "${input.repository}" up to ${ref.sha.slice(0, 12)} touched "${input.path}"`, { fields: [{ field: 'path', message: 'never changed in the indexed history' }] });
+    const commits = await this.commits(namespace, input.repository, chain.map((c) => c.sha));
+    const changes: LineChangeView[] = chain.map((c) => ({ ...commitView(commits.get(c.sha), c.sha), path: c.path, line: c.line, origin: c.origin }));
+    return { repository: input.repository, path: input.path, line: input.line, ref: ref.sha, changes };
+  }
+
+  private changesOf(path: string, before: number, limit: number, params: { namespace: string; repo: string }): Promise<ChangeRow[]> {
+    return this.storage
+      .query<ChangeRow>(
+        `SELECT path, seq, sha, old_path, change, additions, deletions FROM ${this.storage.tables.codeFileChanges} FINAL
+         WHERE namespace = {namespace:String} AND repo = {repo:String} AND path = {path:String} AND seq < {before:UInt64}
+         ORDER BY seq DESC LIMIT {limit:UInt32}`,
+        { ...params, path, before, limit },
+      )
+      .then((rows) => rows.map((r) => ({ ...r, seq: Number(r.seq) })));
+  }
+
+  private async commitByPrefix(namespace: string, repo: string, ref: string): Promise<CommitRow> {
+    const rows = await this.storage.query<CommitRow>(
+      `SELECT sha, seq FROM ${this.storage.tables.codeCommits} FINAL WHERE namespace = {namespace:String} AND repo = {repo:String} AND startsWith(sha, {ref:String}) LIMIT 2`,
+      { namespace, repo, ref: ref.toLowerCase() },
+    );
+    if (rows.length !== 1) {
+      const why = rows.length === 0 ? 'no indexed commit starts with it' : 'more than one indexed commit starts with it; give more digits';
+      throw new LoomError('invalid_input', `ref "${ref}": ${why}`, { fields: [{ field: 'ref', message: why }] });
+    }
+    return rows[0] as CommitRow;
+  }
+
+  private async commits(namespace: string, repo: string, shas: string[]): Promise<Map<string, CommitRow>> {
+    if (shas.length === 0) return new Map();
+    const rows = await this.storage.query<CommitRow>(
+      `SELECT sha, seq, subject, author_name, author_email, committed_at, pr_number FROM ${this.storage.tables.codeCommits} FINAL
+       WHERE namespace = {namespace:String} AND repo = {repo:String} AND sha IN {shas:Array(String)}`,
+      { namespace, repo, shas: [...new Set(shas)] },
+    );
+    return new Map(rows.map((r) => [r.sha, r]));
+  }
+}
+
+function numbers(h: WalkHunk): WalkHunk {
+  return { old_start: Number(h.old_start), old_lines: Number(h.old_lines), new_start: Number(h.new_start), new_lines: Number(h.new_lines) };
+}
+
+function commitView(row: CommitRow | undefined, sha: string): CommitView {
+  return {
+    sha,
+    pr_number: row && Number(row.pr_number) > 0 ? Number(row.pr_number) : null,
+    subject: row?.subject ?? '',
+    author: row?.author_name ?? '',
+    committed_at: row ? new Date(`${String(row.committed_at).replace(' ', 'T')}Z`).toISOString() : '',
+  };
+}
