@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import type { LoomApi } from './api.client';
 import { startTestLoom, type TestLoom } from './embedded-loom';
 import { startOpenAiCompatibleServer } from './openai-compatible.server';
+import { writeGitFixture, type GitFixture } from './fixtures/git-repo';
 
 /**
  * The access matrix (issue 9, requirement 6): every op of the Ops table, called by each role in
@@ -133,7 +134,20 @@ export const Fixtures: Record<OpName, Fixture> = {
   // An id no row has: the op answers per id (`not_found`), so a caller allowed in gets a 200.
   'quarantine.retry': () => ({ ids: ['0'.repeat(32)] }),
   'quarantine.drop': () => ({ ids: ['0'.repeat(32)] }),
+  // The repository setUp indexed; adding it again resumes from its checkpoint (nothing new).
+  'code.add': () => ({ path: matrixRepository().path, name: MATRIX_REPOSITORY, wait: true }),
+  'code.list': () => ({}),
+  'history.path': () => ({ repository: MATRIX_REPOSITORY, path: 'src/connection.ts' }),
+  'history.symbol': () => ({ repository: MATRIX_REPOSITORY, symbol: 'query' }),
+  'history.line': () => ({ repository: MATRIX_REPOSITORY, path: 'src/connection.ts', line: 4 }),
 };
+
+const MATRIX_REPOSITORY = 'mx-repo';
+let matrixRepo: GitFixture | undefined;
+/** One small git repository for the whole matrix, written on first use. */
+function matrixRepository(): GitFixture {
+  return (matrixRepo ??= writeGitFixture());
+}
 
 export function missingFixtures(): string[] {
   return OpNames.filter((op) => typeof (Fixtures as Partial<Record<string, Fixture>>)[op] !== 'function');
@@ -279,7 +293,7 @@ export async function startMatrixLoom(): Promise<MatrixLoom> {
   });
   const llm = await startOpenAiCompatibleServer({ chat: () => 'The earlier turns moved invoices to the new ledger.' });
   const loom = await startTestLoom({
-    env: { LOOM_CONVERSATION_TITLER_ENABLED: 'false', LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'matrix-model', LOOM_LOG_LEVEL: 'debug' },
+    env: { LOOM_CONVERSATION_TITLER_ENABLED: 'false', LOOM_CODE_INGEST_ENABLED: 'true', LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'matrix-model', LOOM_LOG_LEVEL: 'debug' },
     logger: createLogger('gateway', 'debug', sink),
   });
   return {
@@ -320,6 +334,7 @@ async function setUp(loom: TestLoom, namespace: string, secrets: Set<string>): P
     secrets.add(created.token);
     await admin.withToken(created.token).ok('session.brief_save', { namespace, brief_key: 'plan', sections });
   }
+  await call('code.add', { path: matrixRepository().path, name: MATRIX_REPOSITORY, wait: true });
   return { thread, message: 'm1', run: run.run_id, erasure: erasure.erasure_id, extraction: extraction.extraction_id, observeSession: 'mx-session' };
 }
 
