@@ -9,6 +9,7 @@ import { ingestTranscriptCommand } from './commands/ingest-transcript.command';
 import { briefsGetCommand, briefsListCommand } from './commands/briefs.command';
 import { runsListCommand } from './commands/runs.command';
 import { searchCommand } from './commands/search.command';
+import { codeAddCommand, codeListCommand, historyCommand } from './commands/code.command';
 import { loomVersion } from './version';
 import { erasureExportCommand, erasureRequestCommand, erasureStatusCommand } from './commands/erasure.command';
 import { quarantineDropCommand, quarantineListCommand, quarantineRetryCommand } from './commands/quarantine.command';
@@ -163,6 +164,44 @@ program
   .option('--token <token>', 'a viewer token (default $LOOM_TOKEN)')
   .option('--json', 'print the answer as JSON')
   .action(searchCommand);
+
+const code = program.command('code').description('the code index: a repository\'s history (needs LOOM_CODE_INGEST_ENABLED=true on the gateway)');
+code
+  .command('add <path>')
+  .description('index a git clone\'s mainline history (commits, files, hunks, symbols, PR numbers); rerun to take new commits or resume')
+  .option('--name <name>', 'the repository\'s name in Loom (default: the folder\'s name)')
+  .option('--ref <ref>', 'branch, tag or commit to index up to (default HEAD)')
+  .option('--namespace <ns>', 'the namespace', 'default')
+  .option('--url <url>', 'the gateway (default $LOOM_URL)')
+  .option('--token <token>', 'an admin token (default $LOOM_TOKEN)')
+  .option('--json', 'print the repository as JSON when done')
+  .action(codeAddCommand);
+code
+  .command('list')
+  .description('indexed repositories and their ingest progress')
+  .option('--namespace <ns>', 'the namespace', 'default')
+  .option('--url <url>', 'the gateway (default $LOOM_URL)')
+  .option('--token <token>', 'a viewer token (default $LOOM_TOKEN)')
+  .option('--json', 'print JSON')
+  .action(codeListCommand);
+
+const history = program.command('history').description('what changed a path, a symbol or a line, and through which PRs');
+for (const [kind, args, description] of [
+  ['path', '<repository> <path>', 'commits and PRs that touched a file (renames followed) or a directory, newest first'],
+  ['symbol', '<repository> <symbol>', 'commits and PRs whose hunks changed a symbol (`query` or `Client.query`)'],
+  ['line', '<repository> <path:line>', 'the chain of commits that wrote a line (blame through history)'],
+] as const) {
+  const command = history.command(`${kind} ${args}`).description(description);
+  if (kind === 'line') command.option('--ref <sha>', 'the commit the line number refers to (default: the newest indexed)');
+  if (kind === 'symbol') command.option('--path <prefix>', 'only changes under this path');
+  command
+    .option('--namespace <ns>', 'the namespace', 'default')
+    .option('--limit <n>', 'most commits (default 50, at most 500)')
+    .option('--url <url>', 'the gateway (default $LOOM_URL)')
+    .option('--token <token>', 'a viewer token (default $LOOM_TOKEN)')
+    .option('--json', 'print the answer as JSON')
+    .action((repository: string, subject: string, options: Parameters<typeof historyCommand>[3]) => historyCommand(kind, repository, subject, options));
+}
 
 const token = program.command('token').description('API tokens');
 token

@@ -12,6 +12,9 @@ export interface CommitRows {
   symbols: SymbolChangeRow[];
 }
 
+/** Docs and data: git's header there is a heading or a key, not a symbol. */
+const PROSE = /\.(md|markdown|mdx|txt|rst|adoc|json|jsonc|ya?ml|toml|lock|csv|tsv|html?|xml|svg|ini|cfg|conf|properties|snap)$|(^|\/)(LICENSE|CHANGELOG|NOTICE|AUTHORS)[^/]*$/i;
+
 /** A file with more hunks than this is a generated or bulk change: its hunks keep headers only. */
 const MAX_PARSED_HUNKS = 400;
 
@@ -56,7 +59,7 @@ export async function commitRows(namespace: string, repo: string, seq: number, c
     const [after, before] = parsed ? await Promise.all([definitionsAt(blobs, symbols, file.change === 'deleted' ? undefined : commit.sha, file.path), definitionsAt(blobs, symbols, file.change === 'added' ? undefined : parent, file.oldPath)]) : [undefined, undefined];
     const bySymbol = new Map<string, SymbolChangeRow>();
     file.hunks.forEach((hunk, index) => {
-      const touched = hunkSymbols(hunk, after, before);
+      const touched = hunkSymbols(hunk, after, before, PROSE.test(file.path));
       out.hunks.push({
         namespace,
         repo,
@@ -111,7 +114,7 @@ interface Touched {
  * (before), so a deleted method counts as well as an edited one; git's header when no grammar
  * read either side.
  */
-function hunkSymbols(hunk: Hunk, after: Definition[] | undefined, before: Definition[] | undefined): Touched[] {
+function hunkSymbols(hunk: Hunk, after: Definition[] | undefined, before: Definition[] | undefined, isProse: boolean): Touched[] {
   const seen = new Map<string, Touched>();
   const add = (defs: Definition[]): void => {
     for (const d of defs) if (!seen.has(d.name)) seen.set(d.name, { name: d.name, kind: d.kind, source: 'parser' });
@@ -119,7 +122,7 @@ function hunkSymbols(hunk: Hunk, after: Definition[] | undefined, before: Defini
   // A pure removal (+c,0) sits after new line c: the definition holding c and c+1 holds it.
   if (after) add(hunk.newLines > 0 ? symbolsTouched(after, hunk.newStart, hunk.newStart + hunk.newLines - 1) : innermostAround(after, hunk.newStart));
   if (before && hunk.oldLines > 0) add(symbolsTouched(before, hunk.oldStart, hunk.oldStart + hunk.oldLines - 1));
-  if (seen.size === 0 && after === undefined && before === undefined) {
+  if (seen.size === 0 && after === undefined && before === undefined && !isProse) {
     const name = headerSymbol(hunk.header);
     if (name) seen.set(name, { name, kind: 'header', source: 'header' });
   }

@@ -110,32 +110,46 @@ export class HistoryQueries {
     const limit = input.limit ?? DEFAULT_LIMIT;
     const ref = input.ref ? await this.commitByPrefix(namespace, input.repository, input.ref) : await this.commitByPrefix(namespace, input.repository, repository.last_sha);
     const t = this.storage.tables;
+    const params = { namespace, repo: input.repository };
+    // The file's whole chain of changes (renames followed back), then all their hunks: two reads, then a walk in memory.
+    const chainOfFile: ChangeRow[] = [];
     let path = input.path.replace(/^\.?\//, '');
-    let line = input.line;
     let before = Number(ref.seq) + 1;
+    for (let hop = 0; hop <= MAX_RENAMES; hop++) {
+      const rows = await this.changesOf(path, before, 100_000, params);
+      chainOfFile.push(...rows);
+      const rename = rows.find((r) => r.change === 'renamed' && r.path === path);
+      if (!rename) break;
+      path = rename.old_path;
+      before = rename.seq;
+    }
+    const touched = chainOfFile.length > 0;
+    const hunkRows = touched
+      ? await this.storage.query<WalkHunk & { path: string; seq: number }>(
+          `SELECT path, seq, old_start, old_lines, new_start, new_lines FROM ${t.codeHunks} FINAL
+           WHERE namespace = {namespace:String} AND repo = {repo:String} AND path IN {paths:Array(String)} AND seq <= {last:UInt32}
+           ORDER BY seq, new_start, hunk`,
+          { ...params, paths: [...new Set(chainOfFile.map((c) => c.path))], last: Number(ref.seq) },
+        )
+      : [];
+    const hunksOf = new Map<string, WalkHunk[]>();
+    for (const h of hunkRows) {
+      const key = `${h.path}\u0000${Number(h.seq)}`;
+      hunksOf.set(key, [...(hunksOf.get(key) ?? []), numbers(h)]);
+    }
+    let line = input.line;
     const chain: { sha: string; path: string; line: number; origin: boolean }[] = [];
-    let touched = false;
-    for (let guard = 0; guard < 100_000 && chain.length < limit; guard++) {
-      const [change] = await this.changesOf(path, before, 1, { namespace, repo: input.repository });
-      if (!change) break;
-      touched = true;
-      const hunks = await this.storage.query<WalkHunk>(
-        `SELECT old_start, old_lines, new_start, new_lines FROM ${t.codeHunks} FINAL
-         WHERE namespace = {namespace:String} AND repo = {repo:String} AND path = {path:String} AND seq = {seq:UInt32}
-         ORDER BY new_start, hunk`,
-        { namespace, repo: input.repository, path, seq: change.seq },
-      );
-      const step = stepBack(hunks.map(numbers), line);
+    for (const change of chainOfFile) {
+      if (chain.length >= limit) break;
+      const step = stepBack(hunksOf.get(`${change.path}\u0000${change.seq}`) ?? [], line);
       if (step.kind === 'changed') {
-        chain.push({ sha: change.sha, path, line, origin: step.origin || change.change === 'added' });
+        chain.push({ sha: change.sha, path: change.path, line, origin: step.origin || change.change === 'added' });
         if (step.origin || step.oldLine === undefined || change.change === 'added') break;
         line = step.oldLine;
       } else {
         if (change.change === 'added') break;
         line = step.oldLine;
       }
-      if (change.change === 'renamed') path = change.old_path;
-      before = Number(change.seq);
     }
     if (!touched) throw new LoomError('not_found', `no commit in "${input.repository}" up to ${ref.sha.slice(0, 12)} touched "${input.path}"`, { fields: [{ field: 'path', message: 'never changed in the indexed history' }] });
     const commits = await this.commits(namespace, input.repository, chain.map((c) => c.sha));
