@@ -137,7 +137,7 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
     if (config.erasure.runsIn === 'service') logger.info('erasures run in the erasure service (LOOM_ERASURE_RUNS_IN=service): this gateway stores requests and waits for their records');
     const runs = new RunsService(storage, leases, prices);
     const observations = new ObservationsService(storage, memory, leases);
-    const code = new CodeHistory(storage, leases, { enabled: config.code.ingestEnabled, logger });
+    const code = new CodeHistory(storage, leases, { enabled: config.code.ingestEnabled, logger, llm: metered('review') });
     const dispatcher = new OpDispatcher(createOpHandlers({ plane, memory, observations, briefs, erasure, runs, auth, quarantine: storage.quarantine, code }), auth, metrics, logger);
     const mcp = new McpEndpoint(auth, dispatcher, runs, config.mcp.sessionRunIdleSeconds, storage, logger);
     // Idle MCP runs are closed on a cadence well inside the idle time.

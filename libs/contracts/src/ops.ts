@@ -21,7 +21,7 @@ import { ListSavedMessagesRequest, SavedStatusRequest, SaveMessageRequest, Searc
 import { GetSettingsRequest, SetSettingRequest } from './settings/settings.dto';
 import { ContextPackRequest } from './context/context.dto';
 import { ObserveCrystallizeRequest, ObserveListRequest, ObserveRecordRequest } from './observe/observe.dto';
-import { CodeAddRequest, CodeListRequest, HistoryLineRequest, HistoryPathRequest, HistorySymbolRequest } from './history/history.dto';
+import { CodeAddRequest, CodeListRequest, HistoryBisectRequest, HistoryDuplicateCheckRequest, HistoryLineRequest, HistoryPathRequest, HistoryReviewBriefRequest, HistorySymbolRequest } from './history/history.dto';
 import { QuarantineDropRequest, QuarantineListRequest, QuarantineRetryRequest } from './quarantine/quarantine.dto';
 
 /**
@@ -84,6 +84,9 @@ export const Ops = {
   'history.path': { role: 'viewer', request: HistoryPathRequest },
   'history.symbol': { role: 'viewer', request: HistorySymbolRequest },
   'history.line': { role: 'viewer', request: HistoryLineRequest },
+  'history.review_brief': { role: 'viewer', request: HistoryReviewBriefRequest },
+  'history.duplicate_check': { role: 'viewer', request: HistoryDuplicateCheckRequest },
+  'history.bisect': { role: 'viewer', request: HistoryBisectRequest },
 } as const satisfies Record<string, { role: Role; request: new () => object; perUser?: boolean; deploymentWide?: boolean }>;
 
 export function isPerUserOp(op: OpName): boolean {

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestLoom, uniqueNamespace, writeGitFixture, type GitFixture, type TestLoom } from '../../testing/src';
+import { FIXTURE_SECRET, startOpenAiCompatibleServer, startTestLoom, uniqueNamespace, writeGitFixture, type GitFixture, type OpenAiCompatibleServer, type TestLoom } from '../../testing/src';
 
 describe('Code history plane, off by default (PRHIST-01, PRHIST-04, SETTINGS-09)', () => {
   let loom: TestLoom;
@@ -120,5 +120,92 @@ describe('Code history: ingest and path, symbol and line history through the API
     // Same head: nothing to do, nothing doubled.
     await loom.admin.ok('code.add', { namespace: ns2, path: more.path, name: 'again', wait: true });
     expect((await loom.admin.ok('history.symbol', { namespace: ns2, repository: 'again', symbol: 'query' })).changes).toHaveLength(2);
+  });
+});
+
+describe('Code history: review briefs, the pre-PR duplicate check and bisect candidates (PRHIST-03)', () => {
+  let loom: TestLoom;
+  let llm: OpenAiCompatibleServer;
+  let fixture: GitFixture;
+  let ns: string;
+  beforeAll(async () => {
+    llm = await startOpenAiCompatibleServer({ chat: () => '{"what_changed": "Queries now stop after 30 seconds.", "why": "They hung forever on a slow server."}' });
+    loom = await startTestLoom({ withEmbedder: false, env: { LOOM_CODE_INGEST_ENABLED: 'true', LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'review-model' } });
+    fixture = writeGitFixture();
+    ns = uniqueNamespace();
+    await loom.admin.ok('code.add', { namespace: ns, path: fixture.path, name: 'demo', wait: true });
+  });
+  afterAll(async () => {
+    await loom.close();
+    await llm.close();
+  });
+  const ok = (op: string, body: Record<string, unknown>) => loom.admin.ok(op, { namespace: ns, repository: 'demo', ...body });
+
+  it('PRHIST-03: a review brief says what changed and why, with files, symbols and linked issues; the model condenses it and never sees high text', async () => {
+    const brief = await ok('history.review_brief', { pr_number: 2 });
+    expect(brief).toMatchObject({
+      pr_number: 2,
+      sha: fixture.commits.fixQuery,
+      title: 'Fix query timeout (#2)',
+      what_changed: 'Queries now stop after 30 seconds.',
+      why: 'They hung forever on a slow server.',
+      files: [{ path: 'src/client.ts', change: 'modified', additions: 1, deletions: 1 }],
+      symbols: ['Client.query'],
+      linked_issues: [12],
+      written_by: 'model',
+      withheld: 1,
+      review_comments: [],
+    });
+    const sent = JSON.stringify(llm.requests);
+    expect(sent).toContain('Queries hung forever on a slow server');
+    expect(sent).not.toContain(FIXTURE_SECRET);
+    expect(JSON.stringify(brief)).not.toContain(FIXTURE_SECRET);
+    expect((await loom.admin.call('history.review_brief', { namespace: ns, repository: 'demo', pr_number: 999 })).status).toBe(404);
+  });
+
+  it('PRHIST-03: the builder writes the brief when no model is configured', async () => {
+    const plain = await startTestLoom({ withEmbedder: false, env: { LOOM_CODE_INGEST_ENABLED: 'true' } });
+    try {
+      const ns2 = uniqueNamespace();
+      await plain.admin.ok('code.add', { namespace: ns2, path: fixture.path, name: 'demo', wait: true });
+      const brief = await plain.admin.ok('history.review_brief', { namespace: ns2, repository: 'demo', pr_number: 2 });
+      expect(brief.written_by).toBe('builder');
+      expect(brief.what_changed).toBe('Fix query timeout (#2). It changed 1 file (+1 -1), mostly src/client.ts. Symbols changed: Client.query.');
+      expect(brief.why).toBe('Queries hung forever on a slow server; a 30 s timeout stops them. Fixes #12');
+      expect(JSON.stringify(brief)).not.toContain(FIXTURE_SECRET);
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('PRHIST-03: the pre-PR duplicate check ranks the merged PR that did the same thing first, with its reasons', async () => {
+    const byTitle = await ok('history.duplicate_check', { title: 'Add a timeout to slow queries' });
+    expect(byTitle.candidates[0]).toMatchObject({ sha: fixture.commits.fixQuery, pr_number: 2 });
+    expect(byTitle.candidates[0].reasons.join(' ')).toMatch(/its message shares .*"timeout"/);
+    const diff = ['diff --git a/src/connection.ts b/src/connection.ts', '--- a/src/connection.ts', '+++ b/src/connection.ts', '@@ -4 +4 @@   query(sql: string) {', '-    return run(sql, { timeout: 30 });', '+    return run(sql, { timeout: 60 });'].join('\n');
+    const byDiff = await ok('history.duplicate_check', { diff });
+    expect(byDiff.candidates[0].files_in_common).toEqual(['src/connection.ts']);
+    expect(byDiff.candidates.map((c: { sha: string }) => c.sha)).toContain(fixture.commits.rename);
+    // Only changes older than a commit.
+    const before = await ok('history.duplicate_check', { title: 'Add a timeout to slow queries', before: fixture.commits.fixQuery });
+    expect(before.candidates.map((c: { sha: string }) => c.sha)).not.toContain(fixture.commits.fixQuery);
+    const none = await loom.admin.call('history.duplicate_check', { namespace: ns, repository: 'demo' });
+    expect(none.status).toBe(400);
+    expect(none.body.error.fields.map((f: { field: string }) => f.field)).toEqual(['title', 'description', 'diff']);
+  });
+
+  it('PRHIST-03: bisect ranks the commits between good and bad by the regression\'s description and the paths and symbols named, each with evidence', async () => {
+    const found = await ok('history.bisect', { description: 'queries hang forever, the timeout seems gone', good: fixture.commits.initial, bad: fixture.commits.cFile });
+    expect(found.range).toEqual({ from: fixture.commits.initial, to: fixture.commits.cFile, commits: 6 });
+    expect(found.candidates[0].sha).toBe(fixture.commits.fixQuery);
+    expect(found.candidates[0].reasons.join(' ')).toContain('"timeout"');
+    const hinted = await ok('history.bisect', { description: 'the helper returns the wrong number', paths: ['tools/'], symbols: ['Helper.run'] });
+    // Both commits that changed Helper.run under tools/ lead, each saying so; the rest trail.
+    expect(new Set(hinted.candidates.slice(0, 2).map((c: { sha: string }) => c.sha))).toEqual(new Set([fixture.commits.cFile, fixture.commits.python]));
+    for (const c of hinted.candidates.slice(0, 2)) expect(c.reasons.slice(0, 2)).toEqual(['changed tools/util.py (under a path you named)', 'changed Helper.run (a symbol you named)']);
+    expect(hinted.candidates[2].score).toBeLessThan(hinted.candidates[1].score / 2);
+    const reversed = await loom.admin.call('history.bisect', { namespace: ns, repository: 'demo', description: 'x', good: fixture.commits.cFile, bad: fixture.commits.initial });
+    expect(reversed.status).toBe(400);
+    expect(reversed.body.error.fields).toEqual([{ field: 'good', message: 'not older than bad' }]);
   });
 });

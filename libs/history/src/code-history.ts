@@ -4,6 +4,12 @@ import {
   type CodeAddRequest,
   type CodeAddResponse,
   type CodeListResponse,
+  type HistoryBisectRequest,
+  type HistoryBisectResponse,
+  type HistoryDuplicateCheckRequest,
+  type HistoryDuplicateCheckResponse,
+  type HistoryReviewBriefRequest,
+  type HistoryReviewBriefResponse,
   type HistoryLineRequest,
   type HistoryLineResponse,
   type HistoryPathRequest,
@@ -14,6 +20,9 @@ import {
 } from '@loom/contracts';
 import { leaseKey, withLease, type LeaseManager } from '@loom/leases';
 import type { Logger } from '@loom/platform';
+import type { LlmProvider } from '@loom/providers';
+import { HistoryInsights } from './insights/history-insights';
+import { ReviewBriefs } from './insights/review-brief';
 import { basename, resolve } from 'node:path';
 import { CodeIngest } from './ingest/code-ingest';
 import { HistoryQueries } from './queries/history-queries';
@@ -25,6 +34,8 @@ export interface CodeHistoryOptions {
   /** LOOM_CODE_INGEST_ENABLED. */
   enabled: boolean;
   logger?: Logger;
+  /** Condenses review briefs; without one (or with the fake one) the builder writes them. */
+  llm?: LlmProvider;
 }
 
 const OFF = 'code history is off: set LOOM_CODE_INGEST_ENABLED=true on the gateway, then add a repository with `loom code add <path>`';
@@ -40,6 +51,8 @@ export class CodeHistory {
   private readonly ingest: CodeIngest;
   private readonly queries: HistoryQueries;
   private readonly repositories: RepositoryStore;
+  private readonly insights: HistoryInsights;
+  private readonly reviews: ReviewBriefs;
   private readonly running = new Map<string, { started: Promise<void>; done: Promise<void> }>();
 
   constructor(
@@ -50,6 +63,8 @@ export class CodeHistory {
     this.ingest = new CodeIngest(storage, this.symbols);
     this.queries = new HistoryQueries(storage);
     this.repositories = new RepositoryStore(storage);
+    this.insights = new HistoryInsights(storage, this.queries);
+    this.reviews = new ReviewBriefs(storage, this.queries, options.llm);
   }
 
   get enabled(): boolean {
@@ -99,6 +114,21 @@ export class CodeHistory {
   line(namespace: string, input: HistoryLineRequest): Promise<HistoryLineResponse> {
     this.requireOn();
     return this.queries.line(namespace, input);
+  }
+
+  duplicateCheck(namespace: string, input: HistoryDuplicateCheckRequest): Promise<HistoryDuplicateCheckResponse> {
+    this.requireOn();
+    return this.insights.duplicateCheck(namespace, input);
+  }
+
+  bisect(namespace: string, input: HistoryBisectRequest): Promise<HistoryBisectResponse> {
+    this.requireOn();
+    return this.insights.bisect(namespace, input);
+  }
+
+  reviewBrief(namespace: string, input: HistoryReviewBriefRequest): Promise<HistoryReviewBriefResponse> {
+    this.requireOn();
+    return this.reviews.brief(namespace, input);
   }
 
   /** Waits for the ingests this process runs (their checkpoints make a later rerun cheap). */

@@ -140,6 +140,9 @@ export const Fixtures: Record<OpName, Fixture> = {
   'history.path': () => ({ repository: MATRIX_REPOSITORY, path: 'src/connection.ts' }),
   'history.symbol': () => ({ repository: MATRIX_REPOSITORY, symbol: 'query' }),
   'history.line': () => ({ repository: MATRIX_REPOSITORY, path: 'src/connection.ts', line: 4 }),
+  'history.review_brief': () => ({ repository: MATRIX_REPOSITORY, pr_number: 2 }),
+  'history.duplicate_check': () => ({ repository: MATRIX_REPOSITORY, title: 'Fix the query timeout' }),
+  'history.bisect': () => ({ repository: MATRIX_REPOSITORY, description: 'queries time out' }),
 };
 
 const MATRIX_REPOSITORY = 'mx-repo';

@@ -64,6 +64,9 @@ interface OpInputs {
   'history.path': C.HistoryPathRequest;
   'history.symbol': C.HistorySymbolRequest;
   'history.line': C.HistoryLineRequest;
+  'history.review_brief': C.HistoryReviewBriefRequest;
+  'history.duplicate_check': C.HistoryDuplicateCheckRequest;
+  'history.bisect': C.HistoryBisectRequest;
 }
 
 export type OpHandlers = { [K in OpName]: Handler<OpInputs[K]> };
@@ -187,5 +190,8 @@ export function createOpHandlers({ plane, memory, observations, briefs, erasure,
     'history.path': (ctx, input): Promise<C.HistoryPathResponse> => code.path(ctx.namespace, input),
     'history.symbol': (ctx, input): Promise<C.HistorySymbolResponse> => code.symbol(ctx.namespace, input),
     'history.line': (ctx, input): Promise<C.HistoryLineResponse> => code.line(ctx.namespace, input),
+    'history.review_brief': (ctx, input): Promise<C.HistoryReviewBriefResponse> => code.reviewBrief(ctx.namespace, input),
+    'history.duplicate_check': (ctx, input): Promise<C.HistoryDuplicateCheckResponse> => code.duplicateCheck(ctx.namespace, input),
+    'history.bisect': (ctx, input): Promise<C.HistoryBisectResponse> => code.bisect(ctx.namespace, input),
   };
 }

@@ -1,5 +1,5 @@
-import { IsBoolean, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { NamespacedRequest, Optional } from '../common.dto';
+import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsoTime, NamespacedRequest, Optional } from '../common.dto';
 
 /** A repository's name in Loom: what history ops name it by. */
 const REPO_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
@@ -53,6 +53,40 @@ export class HistoryLineRequest extends RepositoryScoped {
   @Optional() @IsString() @Matches(SHA_PREFIX, { message: 'ref must be a commit sha or a prefix of one (4-64 hex digits)' }) ref?: string;
 
   static readonly example: HistoryLineRequest = Object.assign(new HistoryLineRequest(), { repository: 'clickhouse-js', path: 'packages/client-common/src/client.ts', line: 120 });
+}
+
+export class HistoryDuplicateCheckRequest extends RepositoryScoped {
+  /** At least one of title, description and diff. */
+  @Optional() @IsString() @MaxLength(1_000) title?: string;
+  @Optional() @IsString() @MaxLength(64_000) description?: string;
+  /** A unified diff (`git diff` output) of the proposed change. */
+  @Optional() @IsString() @MaxLength(2_000_000) diff?: string;
+  /** Only changes older than this indexed commit (sha or prefix): "was this done before then?". */
+  @Optional() @IsString() @Matches(SHA_PREFIX, { message: 'before must be a commit sha or a prefix of one (4-64 hex digits)' }) before?: string;
+
+  static readonly example: HistoryDuplicateCheckRequest = Object.assign(new HistoryDuplicateCheckRequest(), { repository: 'clickhouse-js', title: 'chore(deps-dev): bump nanoid from 3.3.12 to 3.3.18' });
+}
+
+export class HistoryBisectRequest extends RepositoryScoped {
+  /** The regression, as a person would report it. */
+  @IsString() @MinLength(1) @MaxLength(16_000) description!: string;
+  /** The last commit known good (excluded) and the first known bad (included), sha or prefix. */
+  @Optional() @IsString() @Matches(SHA_PREFIX, { message: 'good must be a commit sha or a prefix of one (4-64 hex digits)' }) good?: string;
+  @Optional() @IsString() @Matches(SHA_PREFIX, { message: 'bad must be a commit sha or a prefix of one (4-64 hex digits)' }) bad?: string;
+  /** Or a time window of commit times. */
+  @Optional() @IsoTime() since?: string;
+  @Optional() @IsoTime() until?: string;
+  /** Paths (files or directories) and symbols the caller suspects. */
+  @Optional() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(4_096, { each: true }) paths?: string[];
+  @Optional() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(512, { each: true }) symbols?: string[];
+
+  static readonly example: HistoryBisectRequest = Object.assign(new HistoryBisectRequest(), { repository: 'clickhouse-js', description: 'socket hang up on keep-alive connections since last week', paths: ['packages/client-node/'] });
+}
+
+export class HistoryReviewBriefRequest extends RepositoryScoped {
+  @IsInt() @Min(1) @Max(2_147_483_647) pr_number!: number;
+
+  static readonly example: HistoryReviewBriefRequest = Object.assign(new HistoryReviewBriefRequest(), { repository: 'clickhouse-js', pr_number: 950 });
 }
 
 export type RepositoryState = 'ingesting' | 'ready' | 'failed';
@@ -138,4 +172,63 @@ export interface HistoryLineResponse {
   ref: string;
   /** The chain of commits that wrote this line, newest first, ending at its origin when indexed. */
   changes: LineChangeView[];
+}
+
+export interface RankedChangeView extends CommitView {
+  /** 0-1: higher is more likely. */
+  score: number;
+  /** Why it is here, in words: shared terms, files, symbols. */
+  reasons: string[];
+  files_in_common: string[];
+  symbols_in_common: string[];
+}
+
+export interface HistoryDuplicateCheckResponse {
+  repository: string;
+  /** Best first. Each is a merged change (mainline commit), with its PR number when it names one. */
+  candidates: RankedChangeView[];
+}
+
+export interface HistoryBisectResponse {
+  repository: string;
+  /** The commits ranked: after `from` (excluded) up to `to` (included). */
+  range: { from: string | null; to: string; commits: number };
+  /** Most likely first. */
+  candidates: RankedChangeView[];
+}
+
+export interface ReviewFileView {
+  path: string;
+  change: 'added' | 'modified' | 'deleted' | 'renamed';
+  additions: number;
+  deletions: number;
+}
+
+export interface ReviewCommentView {
+  author: string;
+  path: string | null;
+  body: string;
+  /** Whether a later commit of the PR changed the commented lines; null when unknown. */
+  resolved: boolean | null;
+}
+
+export interface HistoryReviewBriefResponse {
+  repository: string;
+  pr_number: number;
+  sha: string;
+  title: string;
+  /** What the change did, in a few sentences. */
+  what_changed: string;
+  /** Why, from its description (or the model's reading of it). */
+  why: string;
+  files: ReviewFileView[];
+  symbols: string[];
+  /** From the GitHub source, when one was synced; else empty. */
+  review_comments: ReviewCommentView[];
+  /** Issues it names with Fixes/Closes/Resolves #N. */
+  linked_issues: number[];
+  /** `model` when the LLM provider condensed it, `builder` otherwise. */
+  written_by: 'model' | 'builder';
+  /** Paragraphs or comments that read as high: never sent to a model nor shown. */
+  withheld: number;
 }

@@ -168,14 +168,15 @@ export class HistoryQueries {
       .then((rows) => rows.map((r) => ({ ...r, seq: Number(r.seq) })));
   }
 
-  private async commitByPrefix(namespace: string, repo: string, ref: string): Promise<CommitRow> {
+  /** The indexed commit a sha or unambiguous prefix names; a 400 naming `field` otherwise. */
+  async commitByPrefix(namespace: string, repo: string, ref: string, field = 'ref'): Promise<CommitRow> {
     const rows = await this.storage.query<CommitRow>(
       `SELECT sha, seq FROM ${this.storage.tables.codeCommits} FINAL WHERE namespace = {namespace:String} AND repo = {repo:String} AND startsWith(sha, {ref:String}) LIMIT 2`,
       { namespace, repo, ref: ref.toLowerCase() },
     );
     if (rows.length !== 1) {
       const why = rows.length === 0 ? 'no indexed commit starts with it' : 'more than one indexed commit starts with it; give more digits';
-      throw new LoomError('invalid_input', `ref "${ref}": ${why}`, { fields: [{ field: 'ref', message: why }] });
+      throw new LoomError('invalid_input', `${field} "${ref}": ${why}`, { fields: [{ field, message: why }] });
     }
     return rows[0] as CommitRow;
   }

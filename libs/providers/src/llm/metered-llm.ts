@@ -3,7 +3,7 @@ import { ModelPrices } from '../pricing/model-prices';
 import type { LlmProvider, LlmRequest, LlmResponse } from './llm.provider';
 
 /** What Loom asks its own model for: the label of its spend. */
-export type LlmPurpose = 'titler' | 'summarizer' | 'brief' | 'extraction';
+export type LlmPurpose = 'titler' | 'summarizer' | 'brief' | 'extraction' | 'review';
 
 /**
  * Loom's own model calls, metered in one place (TRACE-02). Each call is a span named for its

@@ -1,0 +1,83 @@
+import type { Storage } from '@loom/clickhouse';
+import {
+  LoomError,
+  type HistoryBisectRequest,
+  type HistoryBisectResponse,
+  type HistoryDuplicateCheckRequest,
+  type HistoryDuplicateCheckResponse,
+  type RankedChangeView,
+} from '@loom/contracts';
+import { HistoryQueries } from '../queries/history-queries';
+import { ChangeCorpora, type ChangeDoc } from '../similarity/change-corpus';
+import { summarizeDiff } from '../similarity/diff-summary';
+import { rankBisect, rankDuplicates, type Ranked } from '../similarity/rankers';
+
+const DEFAULT_CANDIDATES = 10;
+/** Commits bisect ranks when the caller gives no range: the newest ones. */
+const DEFAULT_BISECT_WINDOW = 200;
+
+/** The pre-PR duplicate check and bisect candidates, ranked in memory over a repository's changes. */
+export class HistoryInsights {
+  private readonly corpora: ChangeCorpora;
+
+  constructor(
+    storage: Storage,
+    private readonly queries: HistoryQueries = new HistoryQueries(storage),
+  ) {
+    this.corpora = new ChangeCorpora(storage);
+  }
+
+  async duplicateCheck(namespace: string, input: HistoryDuplicateCheckRequest): Promise<HistoryDuplicateCheckResponse> {
+    const text = [input.title, input.description].filter((t): t is string => typeof t === 'string' && t.trim() !== '').join('\n');
+    if (text === '' && !input.diff?.trim()) {
+      throw new LoomError('invalid_input', 'give the proposed change: a title, a description or a diff', {
+        fields: ['title', 'description', 'diff'].map((field) => ({ field, message: 'one of title, description and diff is required' })),
+      });
+    }
+    const repository = await this.queries.repository(namespace, input.repository);
+    const corpus = await this.corpora.get(namespace, input.repository, repository.last_sha);
+    const before = input.before ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.before, 'before')).seq) : Number.MAX_SAFE_INTEGER;
+    const candidates = corpus.docs.filter((d) => d.seq < before);
+    const ranked = rankDuplicates(corpus, candidates, { text, diff: input.diff ? summarizeDiff(input.diff) : undefined });
+    return { repository: input.repository, candidates: ranked.slice(0, input.limit ?? DEFAULT_CANDIDATES).map(view) };
+  }
+
+  async bisect(namespace: string, input: HistoryBisectRequest): Promise<HistoryBisectResponse> {
+    const repository = await this.queries.repository(namespace, input.repository);
+    const corpus = await this.corpora.get(namespace, input.repository, repository.last_sha);
+    const bad = input.bad ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.bad, 'bad')).seq) : Number.MAX_SAFE_INTEGER;
+    const good = input.good ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.good, 'good')).seq) : undefined;
+    if (good !== undefined && good >= bad) {
+      throw new LoomError('invalid_input', 'good must be older than bad on the mainline', { fields: [{ field: 'good', message: 'not older than bad' }] });
+    }
+    const since = input.since ? Date.parse(input.since) : undefined;
+    const until = input.until ? Date.parse(input.until) : undefined;
+    let range = corpus.docs.filter((d) => d.seq <= bad && (good === undefined || d.seq > good) && inWindow(d, since, until));
+    if (good === undefined && since === undefined) range = range.slice(-DEFAULT_BISECT_WINDOW);
+    if (range.length === 0) throw new LoomError('invalid_input', 'no indexed commit lies in that range; widen good/bad or since/until', { fields: [{ field: input.good || input.bad ? 'good' : 'since', message: 'empty range' }] });
+    const ranked = rankBisect(corpus, range, input.description, { paths: (input.paths ?? []).map((p) => p.replace(/^\.?\//, '')), symbols: input.symbols ?? [] });
+    const first = range[0] as ChangeDoc;
+    const last = range[range.length - 1] as ChangeDoc;
+    const from = corpus.docs.find((d) => d.seq === first.seq - 1)?.sha ?? null;
+    return { repository: input.repository, range: { from, to: last.sha, commits: range.length }, candidates: ranked.slice(0, input.limit ?? DEFAULT_CANDIDATES).map(view) };
+  }
+}
+
+function inWindow(doc: ChangeDoc, since: number | undefined, until: number | undefined): boolean {
+  const at = Date.parse(doc.committed_at);
+  return (since === undefined || at >= since) && (until === undefined || at <= until);
+}
+
+function view(r: Ranked): RankedChangeView {
+  return {
+    sha: r.doc.sha,
+    pr_number: r.doc.pr_number > 0 ? r.doc.pr_number : null,
+    subject: r.doc.subject,
+    author: r.doc.author,
+    committed_at: r.doc.committed_at,
+    score: Math.round(r.score * 10_000) / 10_000,
+    reasons: r.reasons,
+    files_in_common: r.files,
+    symbols_in_common: r.symbols,
+  };
+}

@@ -1,0 +1,111 @@
+import type { Storage } from '@loom/clickhouse';
+import { termFrequencies } from '@loom/conversations';
+
+/** One mainline commit as the rankers see it: its message, files and symbols, and its terms. */
+export interface ChangeDoc {
+  sha: string;
+  seq: number;
+  pr_number: number;
+  subject: string;
+  body: string;
+  author: string;
+  committed_at: string;
+  files: string[];
+  symbols: string[];
+  additions: number;
+  deletions: number;
+  /** Terms of subject and body. */
+  tf: Map<string, number>;
+  length: number;
+}
+
+export interface ChangeCorpus {
+  docs: ChangeDoc[];
+  bySha: Map<string, ChangeDoc>;
+  /** Documents holding each term (for IDF). */
+  df: Map<string, number>;
+  averageLength: number;
+}
+
+/**
+ * Every mainline commit of a repository with its files and symbols, read in three queries and
+ * kept while the repository's head stays the same: the duplicate check and bisect rank them in
+ * memory (a 10k-commit history is a few megabytes).
+ */
+export class ChangeCorpora {
+  private readonly cache = new Map<string, { head: string; corpus: Promise<ChangeCorpus> }>();
+
+  constructor(private readonly storage: Storage) {}
+
+  get(namespace: string, repo: string, head: string): Promise<ChangeCorpus> {
+    const key = `${namespace}\u0000${repo}`;
+    const cached = this.cache.get(key);
+    if (cached && cached.head === head) return cached.corpus;
+    const corpus = this.load(namespace, repo);
+    this.cache.set(key, { head, corpus });
+    corpus.catch(() => this.cache.delete(key));
+    return corpus;
+  }
+
+  private async load(namespace: string, repo: string): Promise<ChangeCorpus> {
+    const t = this.storage.tables;
+    const params = { namespace, repo };
+    const [commits, files, symbols] = await Promise.all([
+      this.storage.query<{ sha: string; seq: number; pr_number: number; subject: string; body: string; author_name: string; committed_at: string; additions: number; deletions: number }>(
+        `SELECT sha, seq, pr_number, subject, body, author_name, committed_at, additions, deletions FROM ${t.codeCommits} FINAL WHERE namespace = {namespace:String} AND repo = {repo:String} ORDER BY seq`,
+        params,
+      ),
+      this.storage.query<{ sha: string; paths: string[] }>(
+        `SELECT sha, groupArray(path) AS paths FROM (SELECT sha, path FROM ${t.codeFileChanges} FINAL WHERE namespace = {namespace:String} AND repo = {repo:String}) GROUP BY sha`,
+        params,
+      ),
+      this.storage.query<{ sha: string; symbols: string[] }>(
+        `SELECT sha, groupUniqArray(symbol) AS symbols FROM (SELECT sha, symbol FROM ${t.codeSymbolChanges} FINAL WHERE namespace = {namespace:String} AND repo = {repo:String}) GROUP BY sha`,
+        params,
+      ),
+    ]);
+    const filesOf = new Map(files.map((f) => [f.sha, f.paths]));
+    const symbolsOf = new Map(symbols.map((s) => [s.sha, s.symbols]));
+    const df = new Map<string, number>();
+    const docs = commits.map((c): ChangeDoc => {
+      const { tf, length } = termFrequencies(`${c.subject}\n${c.body}`);
+      for (const term of tf.keys()) df.set(term, (df.get(term) ?? 0) + 1);
+      return {
+        sha: c.sha,
+        seq: Number(c.seq),
+        pr_number: Number(c.pr_number),
+        subject: c.subject,
+        body: c.body,
+        author: c.author_name,
+        committed_at: new Date(`${String(c.committed_at).replace(' ', 'T')}Z`).toISOString(),
+        files: filesOf.get(c.sha) ?? [],
+        symbols: symbolsOf.get(c.sha) ?? [],
+        additions: Number(c.additions),
+        deletions: Number(c.deletions),
+        tf,
+        length,
+      };
+    });
+    const averageLength = docs.reduce((n, d) => n + d.length, 0) / (docs.length || 1) || 1;
+    return { docs, bySha: new Map(docs.map((d) => [d.sha, d])), df, averageLength };
+  }
+}
+
+const K1 = 1.2;
+const B = 0.75;
+
+/** BM25 of a document for the query's terms; also which terms matched (the evidence). */
+export function bm25(corpus: ChangeCorpus, doc: ChangeDoc, terms: readonly string[]): { score: number; matched: string[] } {
+  let score = 0;
+  const matched: string[] = [];
+  const n = corpus.docs.length;
+  for (const term of terms) {
+    const tf = doc.tf.get(term);
+    if (!tf) continue;
+    const df = corpus.df.get(term) ?? 0;
+    const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    score += idf * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * doc.length) / corpus.averageLength)));
+    matched.push(term);
+  }
+  return { score, matched };
+}

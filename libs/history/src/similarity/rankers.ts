@@ -1,0 +1,104 @@
+import { queryTerms, tokenize } from '@loom/conversations';
+import { leafOf } from '../symbols/header-symbol';
+import { bm25, type ChangeCorpus, type ChangeDoc } from './change-corpus';
+import type { DiffSummary } from './diff-summary';
+
+export interface Ranked {
+  doc: ChangeDoc;
+  score: number;
+  reasons: string[];
+  terms: string[];
+  files: string[];
+  symbols: string[];
+}
+
+/** Weights of the duplicate check's signals; renormalised over the signals a request gives. */
+const DUPLICATE_WEIGHTS = { text: 0.6, files: 0.3, symbols: 0.1 };
+
+/**
+ * The earlier changes that did what a proposed one does: BM25 of its title and description over
+ * their messages, the files both change (Jaccard) and the symbols both touch. Every candidate
+ * says why it is there.
+ */
+export function rankDuplicates(corpus: ChangeCorpus, candidates: readonly ChangeDoc[], query: { text: string; diff: DiffSummary | undefined }): Ranked[] {
+  const terms = queryTerms(query.text);
+  const diffFiles = new Set(query.diff?.files ?? []);
+  const diffLeaves = new Set((query.diff?.symbols ?? []).map(leafOf));
+  const weights = {
+    text: terms.length > 0 ? DUPLICATE_WEIGHTS.text : 0,
+    files: diffFiles.size > 0 ? DUPLICATE_WEIGHTS.files : 0,
+    symbols: diffLeaves.size > 0 ? DUPLICATE_WEIGHTS.symbols : 0,
+  };
+  const total = weights.text + weights.files + weights.symbols || 1;
+  const text = candidates.map((doc) => bm25(corpus, doc, terms));
+  const best = Math.max(0, ...text.map((t) => t.score)) || 1;
+  const out: Ranked[] = [];
+  candidates.forEach((doc, i) => {
+    const t = text[i] as { score: number; matched: string[] };
+    const files = doc.files.filter((f) => diffFiles.has(f));
+    const union = new Set([...doc.files, ...diffFiles]).size || 1;
+    const symbols = doc.symbols.filter((s) => diffLeaves.has(leafOf(s)));
+    const symbolShare = diffLeaves.size === 0 ? 0 : new Set(symbols.map(leafOf)).size / diffLeaves.size;
+    const score = (weights.text * (t.score / best) + weights.files * (files.length / union) + weights.symbols * symbolShare) / total;
+    if (score <= 0) return;
+    const reasons: string[] = [];
+    if (t.matched.length > 0) reasons.push(`its message shares ${quoteList(t.matched)}`);
+    if (files.length > 0) reasons.push(`it changed the same file${files.length > 1 ? 's' : ''}: ${shortList(files)}`);
+    if (symbols.length > 0) reasons.push(`it touched the same symbol${symbols.length > 1 ? 's' : ''}: ${shortList(symbols)}`);
+    out.push({ doc, score, reasons, terms: t.matched, files, symbols });
+  });
+  return out.sort((a, b) => b.score - a.score || b.doc.seq - a.doc.seq);
+}
+
+export interface BisectHints {
+  paths: string[];
+  symbols: string[];
+}
+
+const BISECT_WEIGHTS = { message: 0.35, code: 0.35, hints: 0.25, size: 0.05 };
+
+/**
+ * The commits of a range most likely to have brought a regression in: the description's words
+ * in their messages (BM25) and in the paths and symbols they changed (IDF-weighted share),
+ * the paths and symbols the caller suspects, and a small prior for bigger changes.
+ */
+export function rankBisect(corpus: ChangeCorpus, range: readonly ChangeDoc[], description: string, hints: BisectHints): Ranked[] {
+  const terms = queryTerms(description);
+  const codeTerms = range.map((doc) => new Set(tokenize(`${doc.files.join(' ')} ${doc.symbols.join(' ')}`)));
+  const codeIdf = new Map(terms.map((term) => [term, Math.log(1 + (range.length + 0.5) / (codeTerms.filter((s) => s.has(term)).length + 0.5))]));
+  const idfTotal = [...codeIdf.values()].reduce((a, b) => a + b, 0) || 1;
+  const message = range.map((doc) => bm25(corpus, doc, terms));
+  const bestMessage = Math.max(0, ...message.map((m) => m.score)) || 1;
+  const bestSize = Math.max(1, ...range.map((d) => Math.log1p(d.additions + d.deletions)));
+  const hinted = hints.paths.length + hints.symbols.length > 0;
+  const weights = { ...BISECT_WEIGHTS, hints: hinted ? BISECT_WEIGHTS.hints : 0 };
+  const total = weights.message + weights.code + weights.hints + weights.size;
+  const hintLeaves = new Set(hints.symbols.map(leafOf));
+  return range
+    .map((doc, i): Ranked => {
+      const m = message[i] as { score: number; matched: string[] };
+      const inCode = terms.filter((term) => (codeTerms[i] as Set<string>).has(term));
+      const codeScore = inCode.reduce((n, term) => n + (codeIdf.get(term) ?? 0), 0) / idfTotal;
+      const files = doc.files.filter((f) => hints.paths.some((p) => f === p || f.startsWith(p.endsWith('/') ? p : `${p}/`)));
+      const symbols = doc.symbols.filter((s) => hintLeaves.has(leafOf(s)));
+      const hintScore = hinted ? (Number(files.length > 0) * hints.paths.length + new Set(symbols.map(leafOf)).size) / (hints.paths.length + hintLeaves.size) : 0;
+      const size = Math.log1p(doc.additions + doc.deletions) / bestSize;
+      const score = (weights.message * (m.score / bestMessage) + weights.code * codeScore + weights.hints * hintScore + weights.size * size) / total;
+      const reasons: string[] = [];
+      if (files.length > 0) reasons.push(`changed ${shortList(files)} (under a path you named)`);
+      if (symbols.length > 0) reasons.push(`changed ${shortList(symbols)} (a symbol you named)`);
+      if (inCode.length > 0) reasons.push(`its files or symbols match ${quoteList(inCode)}`);
+      if (m.matched.length > 0) reasons.push(`its message mentions ${quoteList(m.matched)}`);
+      reasons.push(`+${doc.additions} -${doc.deletions} lines in ${doc.files.length} file${doc.files.length === 1 ? '' : 's'}`);
+      return { doc, score, reasons, terms: [...new Set([...m.matched, ...inCode])], files, symbols };
+    })
+    .sort((a, b) => b.score - a.score || b.doc.seq - a.doc.seq);
+}
+
+function quoteList(items: readonly string[]): string {
+  return shortList(items.map((i) => `"${i}"`));
+}
+
+function shortList(items: readonly string[]): string {
+  return items.length <= 5 ? items.join(', ') : `${items.slice(0, 5).join(', ')} and ${items.length - 5} more`;
+}
