@@ -17,7 +17,10 @@ CREATE TABLE IF NOT EXISTS {db}.code_commits {on_cluster}
     pr_number UInt32,
     files UInt32,
     additions UInt32,
-    deletions UInt32
+    deletions UInt32,
+    -- Distinct terms of the changed lines (code files only; capped): what the change touched in
+    -- words, for the duplicate check and bisect.
+    code_terms Array(String) CODEC(ZSTD(3))
 )
 ENGINE = {replacing}
 ORDER BY (namespace, repo, sha)

@@ -19,7 +19,12 @@ export interface FileChange {
   deletions: number;
   binary: boolean;
   hunks: Hunk[];
+  /** The added and removed lines' text (the first MAX_KEPT_LINES, each cut at 200 characters): what the change is about, for terms. */
+  lines: string[];
 }
+
+/** Changed lines kept per file for terms; a bulk change says what it is about in its first lines. */
+export const MAX_KEPT_LINES = 400;
 
 /** A mainline commit as git's log gives it (a merge's change is its diff against the first parent). */
 export interface Commit {

@@ -1,4 +1,4 @@
-import type { ChangeKind, Commit, FileChange } from './commit';
+import { MAX_KEPT_LINES, type ChangeKind, type Commit, type FileChange } from './commit';
 
 /** Separators in the log format: record, field, end of header. Git never puts them in paths. */
 export const RECORD = '\x1e';
@@ -47,10 +47,16 @@ export async function* parseLog(lines: AsyncIterable<string>): AsyncGenerator<Co
       if (line.startsWith('\\')) continue; // "\ No newline at end of file"
       if (line.startsWith('-') && oldLeft > 0) {
         oldLeft--;
-        if (file) file.deletions++;
+        if (file) {
+          file.deletions++;
+          keep(file, line);
+        }
       } else if (line.startsWith('+') && newLeft > 0) {
         newLeft--;
-        if (file) file.additions++;
+        if (file) {
+          file.additions++;
+          keep(file, line);
+        }
       } else {
         // A body shorter than its header said: stop counting rather than swallow the next file.
         oldLeft = newLeft = 0;
@@ -61,7 +67,7 @@ export async function* parseLog(lines: AsyncIterable<string>): AsyncGenerator<Co
     if (line.startsWith('diff --git ')) {
       closeFile();
       const [from, to] = diffGitPaths(line.slice('diff --git '.length));
-      file = { path: to, oldPath: from, change: 'modified', additions: 0, deletions: 0, binary: false, hunks: [] };
+      file = { path: to, oldPath: from, change: 'modified', additions: 0, deletions: 0, binary: false, hunks: [], lines: [] };
       continue;
     }
     if (!file) continue;
@@ -99,6 +105,10 @@ export async function* parseLog(lines: AsyncIterable<string>): AsyncGenerator<Co
   }
   closeFile();
   if (commit) yield commit;
+}
+
+function keep(file: FileChange, line: string): void {
+  if (file.lines.length < MAX_KEPT_LINES) file.lines.push(line.slice(1, 201));
 }
 
 function setChange(file: FileChange, change: ChangeKind): void {

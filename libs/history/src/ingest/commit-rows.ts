@@ -1,3 +1,4 @@
+import { tokenize } from '@loom/conversations';
 import type { Commit, FileChange, Hunk } from '../git/commit';
 import { pullRequestOf } from '../git/commit';
 import type { BlobReader } from '../git/blob-reader';
@@ -10,6 +11,25 @@ export interface CommitRows {
   files: FileChangeRow[];
   hunks: HunkRow[];
   symbols: SymbolChangeRow[];
+}
+
+/** Terms of a change's code lines kept per commit: enough to say what it touched, bounded for a bulk change. */
+const MAX_CODE_TERMS = 600;
+
+/** The distinct terms of the changed lines of code files (not docs, data or lockfiles), first seen first. */
+function codeTerms(files: readonly FileChange[]): string[] {
+  const terms = new Set<string>();
+  for (const file of files) {
+    if (file.binary || PROSE.test(file.path)) continue;
+    for (const line of file.lines) {
+      for (const term of tokenize(line)) {
+        if (term.length < 3 || /^\d+$/.test(term)) continue;
+        terms.add(term);
+        if (terms.size >= MAX_CODE_TERMS) return [...terms];
+      }
+    }
+  }
+  return [...terms];
 }
 
 /** Docs and data: git's header there is a heading or a key, not a symbol. */
@@ -37,6 +57,7 @@ export async function commitRows(namespace: string, repo: string, seq: number, c
     files: commit.files.length,
     additions: commit.files.reduce((n, f) => n + f.additions, 0),
     deletions: commit.files.reduce((n, f) => n + f.deletions, 0),
+    code_terms: codeTerms(commit.files),
   };
   const out: CommitRows = { commit: row, files: [], hunks: [], symbols: [] };
   const parent = commit.parents[0];

@@ -14,6 +14,8 @@ export interface ChangeDoc {
   symbols: string[];
   additions: number;
   deletions: number;
+  /** Distinct terms of its changed code lines. */
+  codeTerms: Set<string>;
   /** Terms of subject and body. */
   tf: Map<string, number>;
   length: number;
@@ -51,8 +53,8 @@ export class ChangeCorpora {
     const t = this.storage.tables;
     const params = { namespace, repo };
     const [commits, files, symbols] = await Promise.all([
-      this.storage.query<{ sha: string; seq: number; pr_number: number; subject: string; body: string; author_name: string; committed_at: string; additions: number; deletions: number }>(
-        `SELECT sha, seq, pr_number, subject, body, author_name, committed_at, additions, deletions FROM ${t.codeCommits} FINAL WHERE namespace = {namespace:String} AND repo = {repo:String} ORDER BY seq`,
+      this.storage.query<{ sha: string; seq: number; pr_number: number; subject: string; body: string; author_name: string; committed_at: string; additions: number; deletions: number; code_terms: string[] }>(
+        `SELECT sha, seq, pr_number, subject, body, author_name, committed_at, additions, deletions, code_terms FROM ${t.codeCommits} FINAL WHERE namespace = {namespace:String} AND repo = {repo:String} ORDER BY seq`,
         params,
       ),
       this.storage.query<{ sha: string; paths: string[] }>(
@@ -82,6 +84,7 @@ export class ChangeCorpora {
         symbols: symbolsOf.get(c.sha) ?? [],
         additions: Number(c.additions),
         deletions: Number(c.deletions),
+        codeTerms: new Set(c.code_terms),
         tf,
         length,
       };

@@ -13,7 +13,7 @@ export interface Ranked {
 }
 
 /** Weights of the duplicate check's signals; renormalised over the signals a request gives. */
-const DUPLICATE_WEIGHTS = { text: 0.6, files: 0.3, symbols: 0.1 };
+const DUPLICATE_WEIGHTS = { text: 0.55, files: 0.25, symbols: 0.1, code: 0.1 };
 
 /**
  * The earlier changes that did what a proposed one does: BM25 of its title and description over
@@ -24,12 +24,14 @@ export function rankDuplicates(corpus: ChangeCorpus, candidates: readonly Change
   const terms = queryTerms(query.text);
   const diffFiles = new Set(query.diff?.files ?? []);
   const diffLeaves = new Set((query.diff?.symbols ?? []).map(leafOf));
+  const diffTerms = new Set(tokenize(query.diff?.text ?? '').filter((t) => t.length >= 3 && !/^\d+$/.test(t)).slice(0, 600));
   const weights = {
     text: terms.length > 0 ? DUPLICATE_WEIGHTS.text : 0,
     files: diffFiles.size > 0 ? DUPLICATE_WEIGHTS.files : 0,
     symbols: diffLeaves.size > 0 ? DUPLICATE_WEIGHTS.symbols : 0,
+    code: diffTerms.size > 0 ? DUPLICATE_WEIGHTS.code : 0,
   };
-  const total = weights.text + weights.files + weights.symbols || 1;
+  const total = weights.text + weights.files + weights.symbols + weights.code || 1;
   const text = candidates.map((doc) => bm25(corpus, doc, terms));
   const best = Math.max(0, ...text.map((t) => t.score)) || 1;
   const out: Ranked[] = [];
@@ -39,7 +41,8 @@ export function rankDuplicates(corpus: ChangeCorpus, candidates: readonly Change
     const union = new Set([...doc.files, ...diffFiles]).size || 1;
     const symbols = doc.symbols.filter((s) => diffLeaves.has(leafOf(s)));
     const symbolShare = diffLeaves.size === 0 ? 0 : new Set(symbols.map(leafOf)).size / diffLeaves.size;
-    const score = (weights.text * (t.score / best) + weights.files * (files.length / union) + weights.symbols * symbolShare) / total;
+    const codeShare = diffTerms.size === 0 ? 0 : [...diffTerms].filter((term) => doc.codeTerms.has(term)).length / diffTerms.size;
+    const score = (weights.text * (t.score / best) + weights.files * (files.length / union) + weights.symbols * symbolShare + weights.code * codeShare) / total;
     if (score <= 0) return;
     const reasons: string[] = [];
     if (t.matched.length > 0) reasons.push(`its message shares ${quoteList(t.matched)}`);
@@ -64,7 +67,8 @@ const BISECT_WEIGHTS = { message: 0.35, code: 0.35, hints: 0.25, size: 0.05 };
  */
 export function rankBisect(corpus: ChangeCorpus, range: readonly ChangeDoc[], description: string, hints: BisectHints): Ranked[] {
   const terms = queryTerms(description);
-  const codeTerms = range.map((doc) => new Set(tokenize(`${doc.files.join(' ')} ${doc.symbols.join(' ')}`)));
+  // What each change touched in words: its paths, its symbols and the terms of its changed lines.
+  const codeTerms = range.map((doc) => new Set([...tokenize(`${doc.files.join(' ')} ${doc.symbols.join(' ')}`), ...doc.codeTerms]));
   const codeIdf = new Map(terms.map((term) => [term, Math.log(1 + (range.length + 0.5) / (codeTerms.filter((s) => s.has(term)).length + 0.5))]));
   const idfTotal = [...codeIdf.values()].reduce((a, b) => a + b, 0) || 1;
   const message = range.map((doc) => bm25(corpus, doc, terms));
@@ -87,7 +91,7 @@ export function rankBisect(corpus: ChangeCorpus, range: readonly ChangeDoc[], de
       const reasons: string[] = [];
       if (files.length > 0) reasons.push(`changed ${shortList(files)} (under a path you named)`);
       if (symbols.length > 0) reasons.push(`changed ${shortList(symbols)} (a symbol you named)`);
-      if (inCode.length > 0) reasons.push(`its files or symbols match ${quoteList(inCode)}`);
+      if (inCode.length > 0) reasons.push(`its files, symbols or changed lines mention ${quoteList(inCode)}`);
       if (m.matched.length > 0) reasons.push(`its message mentions ${quoteList(m.matched)}`);
       reasons.push(`+${doc.additions} -${doc.deletions} lines in ${doc.files.length} file${doc.files.length === 1 ? '' : 's'}`);
       return { doc, score, reasons, terms: [...new Set([...m.matched, ...inCode])], files, symbols };

@@ -31,6 +31,7 @@ export interface CommitRow {
   files: number;
   additions: number;
   deletions: number;
+  code_terms: string[];
 }
 
 export interface FileChangeRow {
