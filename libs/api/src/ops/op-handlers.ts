@@ -1,5 +1,5 @@
 import { coversAllNamespaces, resolveNamespace, resolveUserId, type AuthService } from '@loom/auth';
-import { ALL_AGENTS, LoomError, type OpName } from '@loom/contracts';
+import { ALL_AGENTS, LoomError, type OpName, type OpRequest, type OpResponse } from '@loom/contracts';
 import type { ConversationPlane, NamespaceSet } from '@loom/conversations';
 import { ContextPackService, type MemoryService, type ObservationsService } from '@loom/memory';
 import { scopeFor, type BriefsService } from '@loom/briefs';
@@ -9,58 +9,11 @@ import type { QuarantineService } from '@loom/clickhouse';
 import type { OpContext } from './op-context';
 import type * as C from '@loom/contracts';
 
-type Handler<I> = (ctx: OpContext, input: I) => Promise<unknown>;
-
-/** The request type of each op, as its handler receives it after validation. */
-interface OpInputs {
-  'conversation.set_logging': C.SetLoggingRequest;
-  'conversation.get_logging': C.GetLoggingRequest;
-  'conversation.append': C.AppendTurnRequest;
-  'conversation.create': C.CreateThreadRequest;
-  'conversation.update': C.UpdateThreadRequest;
-  'conversation.get': C.GetThreadRequest;
-  'conversation.list': C.ListTurnsRequest;
-  'conversation.threads': C.ListThreadsRequest;
-  'conversation.search': C.SearchTurnsRequest;
-  'conversation.compact': C.CompactThreadRequest;
-  'conversation.delete': C.DeleteThreadRequest;
-  'conversation.save_message': C.SaveMessageRequest;
-  'conversation.unsave_message': C.UnsaveMessageRequest;
-  'conversation.search_saved_messages': C.SearchSavedMessagesRequest;
-  'conversation.list_saved_messages': C.ListSavedMessagesRequest;
-  'conversation.saved_status': C.SavedStatusRequest;
-  'memory.set': C.SetMemoryRequest;
-  'memory.set_from_messages': C.SetFromMessagesRequest;
-  'memory.search': C.SearchMemoryRequest;
-  'memory.recall': C.RecallRequest;
-  'memory.extraction_status': C.ExtractionStatusRequest;
-  'context.pack': C.ContextPackRequest;
-  'observe.record': C.ObserveRecordRequest;
-  'observe.list': C.ObserveListRequest;
-  'observe.crystallize': C.ObserveCrystallizeRequest;
-  'session.brief_save': C.BriefSaveRequest;
-  'session.brief_get': C.BriefGetRequest;
-  'session.brief_list': C.BriefListRequest;
-  'session.brief_delete': C.BriefDeleteRequest;
-  'erasure.request': C.ErasureRequest;
-  'erasure.status': C.ErasureStatusRequest;
-  'erasure.export': C.ErasureExportRequest;
-  'run.begin': C.RunBeginRequest;
-  'run.complete': C.RunCompleteRequest;
-  'run.get': C.RunGetRequest;
-  'run.list': C.RunListRequest;
-  'run.report_usage': C.RunReportUsageRequest;
-  'token.create': C.CreateTokenRequest;
-  'token.revoke': C.RevokeTokenRequest;
-  'token.list': C.ListTokensRequest;
-  'settings.get': C.GetSettingsRequest;
-  'settings.set': C.SetSettingRequest;
-  'quarantine.list': C.QuarantineListRequest;
-  'quarantine.retry': C.QuarantineRetryRequest;
-  'quarantine.drop': C.QuarantineDropRequest;
-}
-
-export type OpHandlers = { [K in OpName]: Handler<OpInputs[K]> };
+/**
+ * Each op's handler takes the op's validated request and answers its declared response type
+ * (Ops in libs/contracts): nothing crosses the wire as `unknown`.
+ */
+export type OpHandlers = { [K in OpName]: (ctx: OpContext, input: OpRequest<K>) => Promise<OpResponse<K>> };
 
 /** Writes act as one agent; "*" is only a read filter. */
 function writingAgent(ctx: OpContext, op: string): string {

@@ -1,0 +1,4044 @@
+// Generated from the TypeScript types of the contracts by `npm run generate:wire`
+// (libs/contracts/src/openapi/generate). Do not edit: change the types and run it again.
+import type { WireSchemaSet } from './json-schema';
+
+export const WireSchemas: WireSchemaSet = {
+  "components": {
+    "AppendTurnResponse": {
+      "type": "object",
+      "properties": {
+        "stored": {
+          "type": "boolean"
+        },
+        "reason": {
+          "type": "string",
+          "enum": [
+            "logging_disabled",
+            "duplicate",
+            "deleted"
+          ]
+        },
+        "thread_id": {
+          "type": "string"
+        },
+        "msg_id": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "stored",
+        "thread_id",
+        "msg_id"
+      ]
+    },
+    "BriefDeleteResponse": {
+      "type": "object",
+      "properties": {
+        "brief_key": {
+          "type": "string"
+        },
+        "deleted": {
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "brief_key",
+        "deleted"
+      ]
+    },
+    "BriefGetResponse": {
+      "type": "object",
+      "properties": {
+        "brief": {
+          "$ref": "#/components/schemas/BriefView"
+        }
+      },
+      "required": [
+        "brief"
+      ]
+    },
+    "BriefListItem": {
+      "type": "object",
+      "properties": {
+        "brief_key": {
+          "type": "string"
+        },
+        "project": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "branch": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "revision": {
+          "type": "number"
+        },
+        "updated_at": {
+          "type": "string"
+        },
+        "line": {
+          "description": "One line: the goal, else the status.",
+          "type": "string"
+        }
+      },
+      "required": [
+        "brief_key",
+        "project",
+        "branch",
+        "revision",
+        "updated_at",
+        "line"
+      ]
+    },
+    "BriefListResponse": {
+      "type": "object",
+      "properties": {
+        "briefs": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/BriefListItem"
+          }
+        }
+      },
+      "required": [
+        "briefs"
+      ]
+    },
+    "BriefSaveResponse": {
+      "type": "object",
+      "properties": {
+        "brief_key": {
+          "type": "string"
+        },
+        "changed": {
+          "type": "boolean"
+        },
+        "revision": {
+          "type": "number"
+        },
+        "author": {
+          "type": "string",
+          "enum": [
+            "llm",
+            "deterministic",
+            "model"
+          ]
+        },
+        "reason": {
+          "description": "`not-revised`: an events-only save with no model to call.",
+          "type": "string",
+          "enum": [
+            "not-revised",
+            "retry"
+          ]
+        },
+        "windows": {
+          "description": "Event windows the model revised; those whose call failed, did not parse or was held because the switch could not be read (skipped); and those not sent because the org's model calls were switched off during the save.",
+          "type": "object",
+          "properties": {
+            "revised": {
+              "type": "number"
+            },
+            "failed": {
+              "type": "number"
+            },
+            "switched_off": {
+              "type": "number"
+            }
+          },
+          "required": [
+            "revised",
+            "failed",
+            "switched_off"
+          ]
+        },
+        "skipped_high": {
+          "description": "Events, texts and items held back because they read as high (never sent, never stored); absent when none.",
+          "type": "number"
+        }
+      },
+      "required": [
+        "brief_key",
+        "changed",
+        "revision"
+      ]
+    },
+    "BriefSections": {
+      "type": "object",
+      "properties": {
+        "goal": {
+          "type": "string"
+        },
+        "status": {
+          "type": "string"
+        },
+        "decisions": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "dead_ends": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "done": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "open_questions": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "next_steps": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "key_files": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "constraints": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "pointers": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        }
+      },
+      "required": [
+        "goal",
+        "status",
+        "decisions",
+        "dead_ends",
+        "done",
+        "open_questions",
+        "next_steps",
+        "key_files",
+        "constraints",
+        "pointers"
+      ]
+    },
+    "BriefView": {
+      "type": "object",
+      "properties": {
+        "brief_key": {
+          "type": "string"
+        },
+        "project": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "branch": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "revision": {
+          "type": "number"
+        },
+        "author": {
+          "type": "string",
+          "enum": [
+            "llm",
+            "deterministic",
+            "model"
+          ]
+        },
+        "session_id": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "updated_at": {
+          "type": "string"
+        },
+        "sections": {
+          "$ref": "#/components/schemas/BriefSections"
+        },
+        "rendered": {
+          "description": "The brief as text, under about 12,000 characters.",
+          "type": "string"
+        },
+        "client_summary": {
+          "description": "With `full`: the client's last compaction summary, verbatim.",
+          "type": "string"
+        }
+      },
+      "required": [
+        "brief_key",
+        "project",
+        "branch",
+        "revision",
+        "author",
+        "session_id",
+        "updated_at",
+        "sections",
+        "rendered"
+      ]
+    },
+    "CompactThreadResponse": {
+      "type": "object",
+      "properties": {
+        "thread_id": {
+          "type": "string"
+        },
+        "compacted": {
+          "type": "boolean"
+        },
+        "messages_summarized": {
+          "description": "Turns the summary replaced, earlier summaries not counted.",
+          "type": "number"
+        },
+        "summary_msg_id": {
+          "description": "The new summary turn (a `system` turn with `metadata.compacted_from`).",
+          "type": "string"
+        },
+        "reason": {
+          "type": "string",
+          "enum": [
+            "embed-failed",
+            "summary-high-sensitivity",
+            "nothing-to-compact"
+          ]
+        }
+      },
+      "required": [
+        "thread_id",
+        "compacted",
+        "messages_summarized"
+      ]
+    },
+    "ContextPackResponse": {
+      "type": "object",
+      "properties": {
+        "query": {
+          "type": "string"
+        },
+        "scope": {
+          "type": "object",
+          "properties": {
+            "user_id": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "session_id": {
+              "type": [
+                "string",
+                "null"
+              ]
+            }
+          },
+          "required": [
+            "user_id",
+            "session_id"
+          ]
+        },
+        "memories": {
+          "description": "Facts (memory.search), best first.",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/MemoryHit"
+          }
+        },
+        "conversation": {
+          "description": "The session's own turns (conversation.search in its thread); empty without session_id.",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/SearchHit"
+          }
+        },
+        "evidence": {
+          "description": "Turns extractions read (memory.recall by words).",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/RecallHit"
+          }
+        },
+        "actions": {
+          "description": "The session's latest tool actions (observe.list), oldest first; empty without session_id.",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/ObservationView"
+          }
+        },
+        "pack": {
+          "description": "The sections as one text, cut at a line to `max_chars`.",
+          "type": "string"
+        },
+        "truncated": {
+          "type": "boolean"
+        },
+        "unavailable": {
+          "description": "Sections left empty because a dependency was down (e.g. `memories` without the embedder).",
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        }
+      },
+      "required": [
+        "query",
+        "scope",
+        "memories",
+        "conversation",
+        "evidence",
+        "actions",
+        "pack",
+        "truncated",
+        "unavailable"
+      ]
+    },
+    "CreateThreadResponse": {
+      "type": "object",
+      "properties": {
+        "created": {
+          "type": "boolean"
+        },
+        "reason": {
+          "type": "string",
+          "const": "logging_disabled"
+        },
+        "thread_id": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "created",
+        "thread_id"
+      ]
+    },
+    "CreateTokenResponse": {
+      "type": "object",
+      "properties": {
+        "token": {
+          "description": "Shown once; only its hash is stored.",
+          "type": "string"
+        },
+        "token_id": {
+          "type": "string"
+        },
+        "namespace": {
+          "type": "string"
+        },
+        "role": {
+          "type": "string",
+          "enum": [
+            "viewer",
+            "writer",
+            "admin"
+          ]
+        }
+      },
+      "required": [
+        "token",
+        "token_id",
+        "namespace",
+        "role"
+      ]
+    },
+    "DeleteThreadResponse": {
+      "type": "object",
+      "properties": {
+        "thread_id": {
+          "type": "string"
+        },
+        "deleted": {
+          "type": "boolean"
+        },
+        "turns_deleted": {
+          "description": "The calling agent's turns tombstoned.",
+          "type": "number"
+        },
+        "embeddings_kept": {
+          "description": "Shared embedding rows handed to another agent's live copy instead of tombstoned.",
+          "type": "number"
+        }
+      },
+      "required": [
+        "thread_id",
+        "deleted",
+        "turns_deleted",
+        "embeddings_kept"
+      ]
+    },
+    "ErasedCounts": {
+      "description": "Rows tombstoned (or removed, with purge) per kind. `runs` counts run rows and their usage reports; only a purge removes them (runs carry no person's text).",
+      "type": "object",
+      "properties": {
+        "turns": {
+          "type": "number"
+        },
+        "embeddings": {
+          "type": "number"
+        },
+        "threads": {
+          "type": "number"
+        },
+        "memories": {
+          "type": "number"
+        },
+        "evidence": {
+          "type": "number"
+        },
+        "briefs": {
+          "type": "number"
+        },
+        "runs": {
+          "type": "number"
+        },
+        "observations": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "turns",
+        "embeddings",
+        "threads",
+        "memories",
+        "evidence",
+        "briefs",
+        "runs",
+        "observations"
+      ]
+    },
+    "ErasureExportResponse": {
+      "type": "object",
+      "properties": {
+        "turns": {
+          "description": "Transcript turns only: embedding rows are never exported.",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/ExportedTurn"
+          }
+        },
+        "next_cursor": {
+          "type": [
+            "string",
+            "null"
+          ]
+        }
+      },
+      "required": [
+        "turns",
+        "next_cursor"
+      ]
+    },
+    "ErasureResponse": {
+      "type": "object",
+      "properties": {
+        "erasure_id": {
+          "type": "string"
+        },
+        "status": {
+          "description": "`pending` until every row is erased (retried after a failure or a crash); `failed` after the last attempt.",
+          "type": "string",
+          "enum": [
+            "pending",
+            "done",
+            "failed"
+          ]
+        },
+        "subject": {
+          "type": "string",
+          "enum": [
+            "user",
+            "namespace_list"
+          ]
+        },
+        "namespaces": {
+          "anyOf": [
+            {
+              "type": "string",
+              "enum": [
+                "*"
+              ]
+            },
+            {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            }
+          ]
+        },
+        "erased": {
+          "description": "The counts of the attempt that finished it; null until then.",
+          "anyOf": [
+            {
+              "$ref": "#/components/schemas/ErasedCounts"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "purged": {
+          "type": "boolean"
+        },
+        "attempts": {
+          "type": "number"
+        },
+        "last_error": {
+          "description": "The last attempt's error, '' when none.",
+          "type": "string"
+        },
+        "created_at": {
+          "type": "string"
+        },
+        "updated_at": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "erasure_id",
+        "status",
+        "subject",
+        "namespaces",
+        "erased",
+        "purged",
+        "attempts",
+        "last_error",
+        "created_at",
+        "updated_at"
+      ]
+    },
+    "ExportedTurn": {
+      "type": "object",
+      "properties": {
+        "namespace": {
+          "type": "string"
+        },
+        "thread_id": {
+          "type": "string"
+        },
+        "agent": {
+          "type": "string"
+        },
+        "msg_id": {
+          "type": "string"
+        },
+        "role": {
+          "type": "string",
+          "enum": [
+            "user",
+            "assistant",
+            "system",
+            "tool"
+          ]
+        },
+        "content": {
+          "type": "string"
+        },
+        "reasoning": {
+          "type": "string"
+        },
+        "user_id": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "run_id": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "ts": {
+          "type": "string"
+        },
+        "is_saved": {
+          "type": "boolean"
+        },
+        "deleted": {
+          "type": "boolean"
+        },
+        "deleted_at": {
+          "type": [
+            "string",
+            "null"
+          ]
+        }
+      },
+      "required": [
+        "namespace",
+        "thread_id",
+        "agent",
+        "msg_id",
+        "role",
+        "content",
+        "reasoning",
+        "user_id",
+        "run_id",
+        "ts",
+        "is_saved",
+        "deleted",
+        "deleted_at"
+      ]
+    },
+    "ExtractionStatusResponse": {
+      "type": "object",
+      "properties": {
+        "extraction_id": {
+          "type": "string"
+        },
+        "status": {
+          "description": "pending (waiting or retrying), done, or failed (every attempt failed; the evidence is kept).",
+          "type": "string",
+          "enum": [
+            "pending",
+            "done",
+            "failed"
+          ]
+        },
+        "facts": {
+          "description": "Facts stored; null until done.",
+          "type": [
+            "number",
+            "null"
+          ]
+        },
+        "attempts": {
+          "type": "number"
+        },
+        "last_error": {
+          "description": "What the last failed attempt said (the provider's error; never the messages).",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "next_attempt_at": {
+          "description": "When a pending extraction is next tried.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "created_at": {
+          "type": "string"
+        },
+        "updated_at": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "extraction_id",
+        "status",
+        "facts",
+        "attempts",
+        "last_error",
+        "next_attempt_at",
+        "created_at",
+        "updated_at"
+      ]
+    },
+    "GetThreadResponse": {
+      "type": "object",
+      "properties": {
+        "thread": {
+          "$ref": "#/components/schemas/ThreadView"
+        },
+        "messages": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/TurnView"
+          }
+        },
+        "next_cursor": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "thread"
+      ]
+    },
+    "JsonObject": {
+      "type": "object",
+      "additionalProperties": {}
+    },
+    "ListSavedMessagesResponse": {
+      "type": "object",
+      "properties": {
+        "messages": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/SavedMessageItem"
+          }
+        },
+        "next_cursor": {
+          "type": [
+            "string",
+            "null"
+          ]
+        }
+      },
+      "required": [
+        "messages",
+        "next_cursor"
+      ]
+    },
+    "ListThreadsResponse": {
+      "type": "object",
+      "properties": {
+        "threads": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/ThreadSummaryView"
+          }
+        }
+      },
+      "required": [
+        "threads"
+      ]
+    },
+    "ListTokensResponse": {
+      "type": "object",
+      "properties": {
+        "tokens": {
+          "description": "Newest first: the tokens the caller could revoke, of the namespace the request names (every one it covers when it names none).",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/TokenInfo"
+          }
+        }
+      },
+      "required": [
+        "tokens"
+      ]
+    },
+    "ListTurnsResponse": {
+      "type": "object",
+      "properties": {
+        "messages": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/TurnView"
+          }
+        },
+        "next_cursor": {
+          "type": [
+            "string",
+            "null"
+          ]
+        }
+      },
+      "required": [
+        "messages",
+        "next_cursor"
+      ]
+    },
+    "MemoryHit": {
+      "type": "object",
+      "properties": {
+        "memory_id": {
+          "type": "string"
+        },
+        "text": {
+          "type": "string"
+        },
+        "user_id": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "source": {
+          "type": "string"
+        },
+        "score": {
+          "type": "number"
+        },
+        "created_at": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "memory_id",
+        "text",
+        "user_id",
+        "source",
+        "score",
+        "created_at"
+      ]
+    },
+    "ObservationView": {
+      "type": "object",
+      "properties": {
+        "session_id": {
+          "type": "string"
+        },
+        "obs_id": {
+          "type": "string"
+        },
+        "agent": {
+          "type": "string"
+        },
+        "user_id": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "tool": {
+          "type": "string"
+        },
+        "summary": {
+          "type": "string"
+        },
+        "path": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "outcome": {
+          "type": "string",
+          "enum": [
+            "ok",
+            "error",
+            "unknown"
+          ]
+        },
+        "ts": {
+          "type": "string"
+        },
+        "crystallized_at": {
+          "description": "When the observation went into a crystallization (memory extraction); null before.",
+          "type": [
+            "string",
+            "null"
+          ]
+        }
+      },
+      "required": [
+        "session_id",
+        "obs_id",
+        "agent",
+        "user_id",
+        "tool",
+        "summary",
+        "path",
+        "outcome",
+        "ts",
+        "crystallized_at"
+      ]
+    },
+    "ObserveCrystallizeResponse": {
+      "type": "object",
+      "properties": {
+        "session_id": {
+          "type": "string"
+        },
+        "observations": {
+          "description": "Observations handed to extraction (those not crystallized before).",
+          "type": "number"
+        },
+        "extraction_id": {
+          "description": "The memory extraction that reads them; null when there was nothing new.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "deferred": {
+          "type": "boolean"
+        },
+        "facts": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "session_id",
+        "observations",
+        "extraction_id",
+        "deferred"
+      ]
+    },
+    "ObserveListResponse": {
+      "type": "object",
+      "properties": {
+        "observations": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/ObservationView"
+          }
+        }
+      },
+      "required": [
+        "observations"
+      ]
+    },
+    "ObserveRecordResponse": {
+      "type": "object",
+      "properties": {
+        "session_id": {
+          "type": "string"
+        },
+        "recorded": {
+          "description": "Observations kept (one sent again counts here and is stored once).",
+          "type": "number"
+        },
+        "skipped_high": {
+          "description": "Observations whose summary or path reads as high: never stored.",
+          "type": "number"
+        }
+      },
+      "required": [
+        "session_id",
+        "recorded",
+        "skipped_high"
+      ]
+    },
+    "QuarantineDropResponse": {
+      "type": "object",
+      "properties": {
+        "results": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "id": {
+                "type": "string"
+              },
+              "outcome": {
+                "type": "string",
+                "enum": [
+                  "not_found",
+                  "dropped"
+                ]
+              }
+            },
+            "required": [
+              "id",
+              "outcome"
+            ]
+          }
+        }
+      },
+      "required": [
+        "results"
+      ]
+    },
+    "QuarantinedRow": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string"
+        },
+        "table": {
+          "description": "The table the row was bound for.",
+          "type": "string"
+        },
+        "key": {
+          "description": "The row's key columns as JSON (namespace, thread, agent, msg_id, version…), never its text.",
+          "type": "string"
+        },
+        "error": {
+          "description": "What the engine answered the last time it refused the row.",
+          "type": "string"
+        },
+        "attempts": {
+          "type": "number"
+        },
+        "quarantined_at": {
+          "type": "string"
+        },
+        "row": {
+          "description": "With include_rows: the row as JSON text.",
+          "type": "string"
+        }
+      },
+      "required": [
+        "id",
+        "table",
+        "key",
+        "error",
+        "attempts",
+        "quarantined_at"
+      ]
+    },
+    "QuarantineListResponse": {
+      "type": "object",
+      "properties": {
+        "rows": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/QuarantinedRow"
+          }
+        }
+      },
+      "required": [
+        "rows"
+      ]
+    },
+    "QuarantineRetryResponse": {
+      "type": "object",
+      "properties": {
+        "results": {
+          "type": "array",
+          "items": {
+            "anyOf": [
+              {
+                "type": "object",
+                "properties": {
+                  "id": {
+                    "type": "string"
+                  },
+                  "outcome": {
+                    "type": "string",
+                    "const": "stored"
+                  }
+                },
+                "required": [
+                  "id",
+                  "outcome"
+                ]
+              },
+              {
+                "type": "object",
+                "properties": {
+                  "id": {
+                    "type": "string"
+                  },
+                  "outcome": {
+                    "type": "string",
+                    "const": "refused"
+                  },
+                  "error": {
+                    "type": "string"
+                  }
+                },
+                "required": [
+                  "id",
+                  "outcome",
+                  "error"
+                ]
+              },
+              {
+                "type": "object",
+                "properties": {
+                  "id": {
+                    "type": "string"
+                  },
+                  "outcome": {
+                    "type": "string",
+                    "const": "not_found"
+                  }
+                },
+                "required": [
+                  "id",
+                  "outcome"
+                ]
+              }
+            ]
+          }
+        }
+      },
+      "required": [
+        "results"
+      ]
+    },
+    "RecallHit": {
+      "type": "object",
+      "properties": {
+        "extraction_id": {
+          "type": "string"
+        },
+        "session_id": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "user_id": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "role": {
+          "type": "string",
+          "enum": [
+            "user",
+            "assistant",
+            "system",
+            "tool"
+          ]
+        },
+        "ts": {
+          "type": "string"
+        },
+        "excerpt": {
+          "type": "string"
+        },
+        "score": {
+          "type": [
+            "number",
+            "null"
+          ]
+        }
+      },
+      "required": [
+        "extraction_id",
+        "session_id",
+        "user_id",
+        "role",
+        "ts",
+        "excerpt",
+        "score"
+      ]
+    },
+    "RecallResponse": {
+      "type": "object",
+      "properties": {
+        "hits": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/RecallHit"
+          }
+        }
+      },
+      "required": [
+        "hits"
+      ]
+    },
+    "RevokeTokenResponse": {
+      "type": "object",
+      "properties": {
+        "token_id": {
+          "type": "string"
+        },
+        "revoked": {
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "token_id",
+        "revoked"
+      ]
+    },
+    "RunListResponse": {
+      "type": "object",
+      "properties": {
+        "runs": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/RunView"
+          }
+        },
+        "model_cost": {
+          "description": "Summed over the listed runs.",
+          "anyOf": [
+            {
+              "$ref": "#/components/schemas/RunModelCost"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "required": [
+        "runs",
+        "model_cost"
+      ]
+    },
+    "RunModelCost": {
+      "type": "object",
+      "properties": {
+        "unpriced_models": {
+          "description": "Models with no price: their tokens are counted and their cost is left out of cost_usd.",
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "by_model": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "reports": {
+                "type": "number"
+              },
+              "input_tokens": {
+                "type": "number"
+              },
+              "output_tokens": {
+                "type": "number"
+              },
+              "cache_write_tokens": {
+                "type": "number"
+              },
+              "cache_write_1h_tokens": {
+                "type": "number"
+              },
+              "cache_read_tokens": {
+                "type": "number"
+              },
+              "cost_usd": {
+                "description": "In US dollars at the prices Loom had when each report arrived; null when no report could be priced.",
+                "type": [
+                  "number",
+                  "null"
+                ]
+              },
+              "model": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "reports",
+              "input_tokens",
+              "output_tokens",
+              "cache_write_tokens",
+              "cache_write_1h_tokens",
+              "cache_read_tokens",
+              "cost_usd",
+              "model"
+            ]
+          }
+        },
+        "reports": {
+          "type": "number"
+        },
+        "input_tokens": {
+          "type": "number"
+        },
+        "output_tokens": {
+          "type": "number"
+        },
+        "cache_write_tokens": {
+          "type": "number"
+        },
+        "cache_write_1h_tokens": {
+          "type": "number"
+        },
+        "cache_read_tokens": {
+          "type": "number"
+        },
+        "cost_usd": {
+          "description": "In US dollars at the prices Loom had when each report arrived; null when no report could be priced.",
+          "type": [
+            "number",
+            "null"
+          ]
+        }
+      },
+      "required": [
+        "unpriced_models",
+        "by_model",
+        "reports",
+        "input_tokens",
+        "output_tokens",
+        "cache_write_tokens",
+        "cache_write_1h_tokens",
+        "cache_read_tokens",
+        "cost_usd"
+      ]
+    },
+    "RunReportUsageResponse": {
+      "type": "object",
+      "properties": {
+        "run_id": {
+          "type": "string"
+        },
+        "accepted": {
+          "description": "Reports taken in this call (a report sent again counts here, and once in the totals).",
+          "type": "number"
+        },
+        "began": {
+          "description": "Whether this call began the run.",
+          "type": "boolean"
+        },
+        "model_cost": {
+          "$ref": "#/components/schemas/RunModelCost"
+        }
+      },
+      "required": [
+        "run_id",
+        "accepted",
+        "began",
+        "model_cost"
+      ]
+    },
+    "RunResponse": {
+      "type": "object",
+      "properties": {
+        "run": {
+          "$ref": "#/components/schemas/RunView"
+        }
+      },
+      "required": [
+        "run"
+      ]
+    },
+    "RunView": {
+      "type": "object",
+      "properties": {
+        "run_id": {
+          "type": "string"
+        },
+        "agent": {
+          "type": "string"
+        },
+        "goal": {
+          "type": "string"
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "failed",
+            "running",
+            "succeeded",
+            "abandoned",
+            "ended",
+            "idle_closed"
+          ]
+        },
+        "outcome": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "memories_used": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "wrote": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "source": {
+          "description": "`api` (run.begin), `mcp` (an MCP session's implicit run) or `capture` (a capture hook's usage report).",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "capture"
+          ]
+        },
+        "started_at": {
+          "type": "string"
+        },
+        "last_activity_at": {
+          "type": "string"
+        },
+        "ended_at": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "model_cost": {
+          "description": "The model usage the client reported, priced; null when none was reported (reporting off).",
+          "anyOf": [
+            {
+              "$ref": "#/components/schemas/RunModelCost"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "required": [
+        "run_id",
+        "agent",
+        "goal",
+        "status",
+        "outcome",
+        "memories_used",
+        "wrote",
+        "source",
+        "started_at",
+        "last_activity_at",
+        "ended_at",
+        "model_cost"
+      ]
+    },
+    "SavedMessageHit": {
+      "description": "A hit is a listed saved message with its score and the legs that found it.",
+      "type": "object",
+      "properties": {
+        "score": {
+          "description": "Reciprocal-rank-fused score in hybrid mode; cosine in semantic; BM25 in lexical.",
+          "type": "number"
+        },
+        "matched": {
+          "description": "Which legs found it.",
+          "type": "array",
+          "items": {
+            "type": "string",
+            "enum": [
+              "lexical",
+              "semantic"
+            ]
+          }
+        },
+        "conversation_id": {
+          "type": "string"
+        },
+        "message_id": {
+          "type": "string"
+        },
+        "agent": {
+          "type": "string"
+        },
+        "role": {
+          "type": "string",
+          "enum": [
+            "user",
+            "assistant",
+            "system",
+            "tool"
+          ]
+        },
+        "ts": {
+          "description": "When the user saved it (the message time for rows an earlier build saved without one).",
+          "type": "string"
+        },
+        "message_ts": {
+          "description": "The message's own time in the transcript.",
+          "type": "string"
+        },
+        "excerpt": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "score",
+        "matched",
+        "conversation_id",
+        "message_id",
+        "agent",
+        "role",
+        "ts",
+        "message_ts",
+        "excerpt"
+      ]
+    },
+    "SavedMessageItem": {
+      "type": "object",
+      "properties": {
+        "conversation_id": {
+          "type": "string"
+        },
+        "message_id": {
+          "type": "string"
+        },
+        "agent": {
+          "type": "string"
+        },
+        "role": {
+          "type": "string",
+          "enum": [
+            "user",
+            "assistant",
+            "system",
+            "tool"
+          ]
+        },
+        "ts": {
+          "description": "When the user saved it (the message time for rows an earlier build saved without one).",
+          "type": "string"
+        },
+        "message_ts": {
+          "description": "The message's own time in the transcript.",
+          "type": "string"
+        },
+        "excerpt": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "conversation_id",
+        "message_id",
+        "agent",
+        "role",
+        "ts",
+        "message_ts",
+        "excerpt"
+      ]
+    },
+    "SavedStatusResponse": {
+      "type": "object",
+      "properties": {
+        "conversation_id": {
+          "type": "string"
+        },
+        "saved": {
+          "description": "Every requested id: true when this user has it saved.",
+          "type": "object",
+          "additionalProperties": {
+            "type": "boolean"
+          }
+        }
+      },
+      "required": [
+        "conversation_id",
+        "saved"
+      ]
+    },
+    "SaveMessageResponse": {
+      "type": "object",
+      "properties": {
+        "indexed": {
+          "description": "True when the message is saved and has its vector.",
+          "type": "boolean"
+        },
+        "reason": {
+          "type": "string",
+          "enum": [
+            "deleted",
+            "owner_mismatch",
+            "unsupported_role",
+            "high_sensitivity",
+            "embed_failed"
+          ]
+        },
+        "saved": {
+          "description": "True when the message is stored and flagged saved (also with `embed_failed`).",
+          "type": "boolean"
+        },
+        "conversation_id": {
+          "type": "string"
+        },
+        "message_id": {
+          "type": "string"
+        },
+        "saved_at": {
+          "description": "When the user saved it (ISO 8601).",
+          "type": "string"
+        }
+      },
+      "required": [
+        "indexed",
+        "saved",
+        "conversation_id",
+        "message_id"
+      ]
+    },
+    "SearchHit": {
+      "type": "object",
+      "properties": {
+        "namespace": {
+          "type": "string"
+        },
+        "thread_id": {
+          "type": "string"
+        },
+        "msg_id": {
+          "type": "string"
+        },
+        "agent": {
+          "type": "string"
+        },
+        "role": {
+          "type": "string",
+          "enum": [
+            "user",
+            "assistant",
+            "system",
+            "tool"
+          ]
+        },
+        "run_id": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "user_id": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "ts": {
+          "type": "string"
+        },
+        "score": {
+          "description": "Cosine similarity in vector mode, BM25 in lexical mode, the reciprocal-rank-fused score in hybrid mode; null in the substring fallback.",
+          "type": [
+            "number",
+            "null"
+          ]
+        },
+        "excerpt": {
+          "description": "The first characters of the turn, or (a hit found by its words) the text around the first matched term.",
+          "type": "string"
+        }
+      },
+      "required": [
+        "namespace",
+        "thread_id",
+        "msg_id",
+        "agent",
+        "role",
+        "run_id",
+        "user_id",
+        "ts",
+        "score",
+        "excerpt"
+      ]
+    },
+    "SearchMemoryResponse": {
+      "type": "object",
+      "properties": {
+        "hits": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/MemoryHit"
+          }
+        }
+      },
+      "required": [
+        "hits"
+      ]
+    },
+    "SearchSavedMessagesResponse": {
+      "type": "object",
+      "properties": {
+        "hits": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/SavedMessageHit"
+          }
+        },
+        "mode": {
+          "description": "The mode that answered: `lexical` when the embedder was unavailable for a hybrid or semantic call.",
+          "type": "string",
+          "enum": [
+            "hybrid",
+            "lexical",
+            "semantic"
+          ]
+        }
+      },
+      "required": [
+        "hits",
+        "mode"
+      ]
+    },
+    "SearchTurnsResponse": {
+      "type": "object",
+      "properties": {
+        "hits": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/SearchHit"
+          }
+        },
+        "mode": {
+          "description": "What ran: `hybrid`, `vector` or `lexical` as asked; `lexical` for a hybrid search the embedder could not serve; `substring` for a vector search it could not serve.",
+          "type": "string",
+          "enum": [
+            "hybrid",
+            "vector",
+            "lexical",
+            "substring"
+          ]
+        }
+      },
+      "required": [
+        "hits",
+        "mode"
+      ]
+    },
+    "SetFromMessagesResponse": {
+      "type": "object",
+      "properties": {
+        "extraction_id": {
+          "type": "string"
+        },
+        "deferred": {
+          "description": "True when extraction runs in the background (defer).",
+          "type": "boolean"
+        },
+        "evidence": {
+          "description": "Messages kept as evidence (high ones never are).",
+          "type": "number"
+        },
+        "skipped_high": {
+          "type": "number"
+        },
+        "facts": {
+          "description": "Facts extracted (absent while deferred); 0 with the fake LLM.",
+          "type": "number"
+        }
+      },
+      "required": [
+        "extraction_id",
+        "deferred",
+        "evidence",
+        "skipped_high"
+      ]
+    },
+    "SetLoggingResponse": {
+      "type": "object",
+      "properties": {
+        "namespace": {
+          "type": "string"
+        },
+        "conversation_logging_enabled": {
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "namespace",
+        "conversation_logging_enabled"
+      ]
+    },
+    "SetMemoryResponse": {
+      "type": "object",
+      "properties": {
+        "memory_id": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "stored": {
+          "type": "boolean"
+        },
+        "reason": {
+          "description": "`high_sensitivity`: a fact that reads as high is never stored.",
+          "type": "string",
+          "const": "high_sensitivity"
+        }
+      },
+      "required": [
+        "memory_id",
+        "stored"
+      ]
+    },
+    "SettingsResponse": {
+      "type": "object",
+      "properties": {
+        "conversation_search_excerpt_chars": {
+          "type": "number"
+        },
+        "conversation_search_min_similarity": {
+          "type": "number"
+        },
+        "session_brief_model_calls": {
+          "type": "number"
+        },
+        "conversation_search_default_mode": {
+          "type": "string",
+          "enum": [
+            "hybrid",
+            "vector",
+            "lexical"
+          ]
+        }
+      },
+      "required": [
+        "conversation_search_excerpt_chars",
+        "conversation_search_min_similarity",
+        "session_brief_model_calls",
+        "conversation_search_default_mode"
+      ]
+    },
+    "ThreadSummaryView": {
+      "type": "object",
+      "properties": {
+        "thread_id": {
+          "type": "string"
+        },
+        "agents": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "title": {
+          "type": "string"
+        },
+        "excerpt": {
+          "type": "string"
+        },
+        "last_role": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "enum": [
+            "user",
+            "assistant",
+            "system",
+            "tool",
+            null
+          ]
+        },
+        "last_activity_at": {
+          "type": "string"
+        },
+        "turn_count": {
+          "type": "number"
+        },
+        "run_id": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "metadata": {
+          "$ref": "#/components/schemas/JsonObject"
+        }
+      },
+      "required": [
+        "thread_id",
+        "agents",
+        "title",
+        "excerpt",
+        "last_role",
+        "last_activity_at",
+        "turn_count",
+        "run_id",
+        "metadata"
+      ]
+    },
+    "ThreadView": {
+      "type": "object",
+      "properties": {
+        "namespace": {
+          "type": "string"
+        },
+        "thread_id": {
+          "type": "string"
+        },
+        "title": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "metadata": {
+          "$ref": "#/components/schemas/JsonObject"
+        },
+        "run_id": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "created_at": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "last_activity_at": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "turn_count": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "namespace",
+        "thread_id",
+        "title",
+        "metadata",
+        "run_id",
+        "created_at",
+        "last_activity_at",
+        "turn_count"
+      ]
+    },
+    "TokenInfo": {
+      "description": "What `token.list` says of a token: never the token itself, nor its hash.",
+      "type": "object",
+      "properties": {
+        "token_id": {
+          "type": "string"
+        },
+        "label": {
+          "type": "string"
+        },
+        "role": {
+          "type": "string",
+          "enum": [
+            "viewer",
+            "writer",
+            "admin"
+          ]
+        },
+        "namespaces": {
+          "description": "The namespaces it acts on; [\"*\"] for every namespace.",
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "read_scope": {
+          "type": "string",
+          "enum": [
+            "all",
+            "own_user",
+            "own_session"
+          ]
+        },
+        "read_user_id": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "read_session_id": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "created_at": {
+          "type": "string"
+        },
+        "last_used_at": {
+          "description": "When it last authenticated a call (tracked to the minute); null if never.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "revoked": {
+          "type": "boolean"
+        },
+        "revoked_at": {
+          "type": [
+            "string",
+            "null"
+          ]
+        }
+      },
+      "required": [
+        "token_id",
+        "label",
+        "role",
+        "namespaces",
+        "read_scope",
+        "read_user_id",
+        "read_session_id",
+        "created_at",
+        "last_used_at",
+        "revoked",
+        "revoked_at"
+      ]
+    },
+    "TurnView": {
+      "type": "object",
+      "properties": {
+        "thread_id": {
+          "type": "string"
+        },
+        "msg_id": {
+          "type": "string"
+        },
+        "agent": {
+          "type": "string"
+        },
+        "role": {
+          "type": "string",
+          "enum": [
+            "user",
+            "assistant",
+            "system",
+            "tool"
+          ]
+        },
+        "content": {
+          "type": "string"
+        },
+        "reasoning": {
+          "type": "string"
+        },
+        "user_id": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "run_id": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "metadata": {
+          "$ref": "#/components/schemas/JsonObject"
+        },
+        "tokens": {
+          "type": [
+            "number",
+            "null"
+          ]
+        },
+        "ts": {
+          "type": "string"
+        },
+        "is_saved": {
+          "type": "boolean"
+        },
+        "saved_at": {
+          "type": [
+            "string",
+            "null"
+          ]
+        }
+      },
+      "required": [
+        "thread_id",
+        "msg_id",
+        "agent",
+        "role",
+        "content",
+        "reasoning",
+        "user_id",
+        "run_id",
+        "metadata",
+        "tokens",
+        "ts",
+        "is_saved",
+        "saved_at"
+      ]
+    },
+    "UnsaveMessageResponse": {
+      "type": "object",
+      "properties": {
+        "found": {
+          "description": "False when this user has no saved message by that id (never saved, or another user's).",
+          "type": "boolean"
+        },
+        "removed": {
+          "description": "True when the namespace does not record, so the message left the transcript too.",
+          "type": "boolean"
+        },
+        "conversation_id": {
+          "type": "string"
+        },
+        "message_id": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "found",
+        "conversation_id",
+        "message_id"
+      ]
+    }
+  },
+  "responses": {
+    "conversation.set_logging": {
+      "$ref": "#/components/schemas/SetLoggingResponse"
+    },
+    "conversation.get_logging": {
+      "$ref": "#/components/schemas/SetLoggingResponse"
+    },
+    "conversation.append": {
+      "$ref": "#/components/schemas/AppendTurnResponse"
+    },
+    "conversation.create": {
+      "$ref": "#/components/schemas/CreateThreadResponse"
+    },
+    "conversation.update": {
+      "$ref": "#/components/schemas/GetThreadResponse"
+    },
+    "conversation.get": {
+      "$ref": "#/components/schemas/GetThreadResponse"
+    },
+    "conversation.list": {
+      "$ref": "#/components/schemas/ListTurnsResponse"
+    },
+    "conversation.threads": {
+      "$ref": "#/components/schemas/ListThreadsResponse"
+    },
+    "conversation.search": {
+      "$ref": "#/components/schemas/SearchTurnsResponse"
+    },
+    "conversation.compact": {
+      "$ref": "#/components/schemas/CompactThreadResponse"
+    },
+    "conversation.delete": {
+      "$ref": "#/components/schemas/DeleteThreadResponse"
+    },
+    "conversation.save_message": {
+      "$ref": "#/components/schemas/SaveMessageResponse"
+    },
+    "conversation.unsave_message": {
+      "$ref": "#/components/schemas/UnsaveMessageResponse"
+    },
+    "conversation.search_saved_messages": {
+      "$ref": "#/components/schemas/SearchSavedMessagesResponse"
+    },
+    "conversation.list_saved_messages": {
+      "$ref": "#/components/schemas/ListSavedMessagesResponse"
+    },
+    "conversation.saved_status": {
+      "$ref": "#/components/schemas/SavedStatusResponse"
+    },
+    "memory.set": {
+      "$ref": "#/components/schemas/SetMemoryResponse"
+    },
+    "memory.set_from_messages": {
+      "$ref": "#/components/schemas/SetFromMessagesResponse"
+    },
+    "memory.search": {
+      "$ref": "#/components/schemas/SearchMemoryResponse"
+    },
+    "memory.recall": {
+      "$ref": "#/components/schemas/RecallResponse"
+    },
+    "memory.extraction_status": {
+      "$ref": "#/components/schemas/ExtractionStatusResponse"
+    },
+    "context.pack": {
+      "$ref": "#/components/schemas/ContextPackResponse"
+    },
+    "observe.record": {
+      "$ref": "#/components/schemas/ObserveRecordResponse"
+    },
+    "observe.list": {
+      "$ref": "#/components/schemas/ObserveListResponse"
+    },
+    "observe.crystallize": {
+      "$ref": "#/components/schemas/ObserveCrystallizeResponse"
+    },
+    "session.brief_save": {
+      "$ref": "#/components/schemas/BriefSaveResponse"
+    },
+    "session.brief_get": {
+      "$ref": "#/components/schemas/BriefGetResponse"
+    },
+    "session.brief_list": {
+      "$ref": "#/components/schemas/BriefListResponse"
+    },
+    "session.brief_delete": {
+      "$ref": "#/components/schemas/BriefDeleteResponse"
+    },
+    "erasure.request": {
+      "$ref": "#/components/schemas/ErasureResponse"
+    },
+    "erasure.status": {
+      "$ref": "#/components/schemas/ErasureResponse"
+    },
+    "erasure.export": {
+      "$ref": "#/components/schemas/ErasureExportResponse"
+    },
+    "run.begin": {
+      "$ref": "#/components/schemas/RunResponse"
+    },
+    "run.complete": {
+      "$ref": "#/components/schemas/RunResponse"
+    },
+    "run.get": {
+      "$ref": "#/components/schemas/RunResponse"
+    },
+    "run.list": {
+      "$ref": "#/components/schemas/RunListResponse"
+    },
+    "run.report_usage": {
+      "$ref": "#/components/schemas/RunReportUsageResponse"
+    },
+    "token.create": {
+      "$ref": "#/components/schemas/CreateTokenResponse"
+    },
+    "token.revoke": {
+      "$ref": "#/components/schemas/RevokeTokenResponse"
+    },
+    "token.list": {
+      "$ref": "#/components/schemas/ListTokensResponse"
+    },
+    "settings.get": {
+      "$ref": "#/components/schemas/SettingsResponse"
+    },
+    "settings.set": {
+      "$ref": "#/components/schemas/SettingsResponse"
+    },
+    "quarantine.list": {
+      "$ref": "#/components/schemas/QuarantineListResponse"
+    },
+    "quarantine.retry": {
+      "$ref": "#/components/schemas/QuarantineRetryResponse"
+    },
+    "quarantine.drop": {
+      "$ref": "#/components/schemas/QuarantineDropResponse"
+    }
+  },
+  "requests": {
+    "AppendTurnRequest": {
+      "fields": {
+        "thread_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "role": {
+          "schema": {
+            "type": "string",
+            "enum": [
+              "user",
+              "assistant",
+              "system",
+              "tool"
+            ]
+          }
+        },
+        "content": {
+          "description": "Up to 1 MiB; larger content is refused with 413 before validation.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "msg_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "reasoning": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "user_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "run_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "metadata": {
+          "schema": {
+            "$ref": "#/components/schemas/JsonObject"
+          }
+        },
+        "tokens": {
+          "description": "Stored as UInt32.",
+          "schema": {
+            "type": "number"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "BriefDeleteRequest": {
+      "fields": {
+        "brief_key": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "BriefEvent": {
+      "fields": {
+        "kind": {
+          "schema": {
+            "type": "string",
+            "enum": [
+              "user",
+              "assistant",
+              "tool",
+              "error",
+              "edit",
+              "command",
+              "read",
+              "search",
+              "note",
+              "summary"
+            ]
+          }
+        },
+        "text": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "path": {
+          "description": "A file the event touched (edit, read).",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "BriefGetRequest": {
+      "fields": {
+        "brief_key": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "from_session": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "project": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "revision": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "full": {
+          "description": "Also the client's own last compaction summary, verbatim, below the brief.",
+          "schema": {
+            "type": "boolean"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "BriefListRequest": {
+      "fields": {
+        "mine_only": {
+          "schema": {
+            "type": "boolean"
+          }
+        },
+        "limit": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "BriefSaveRequest": {
+      "fields": {
+        "brief_key": {
+          "description": "Empty: `auto/<project>/<branch>` when both are known, else `session/<session_id>`.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "project": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "branch": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "session_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "events": {
+          "description": "What happened since the last save, condensed on the server.",
+          "schema": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/BriefEvent"
+            }
+          }
+        },
+        "sections": {
+          "description": "Sections the calling agent wrote itself.",
+          "schema": {
+            "$ref": "#/components/schemas/BriefSectionsInput"
+          }
+        },
+        "event_cursor": {
+          "description": "The client's position in its event stream: a save repeating the last (session, cursor) is a retry.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "if_revision": {
+          "description": "Compare-and-set: applied only when the brief is at this revision (0: it does not exist yet).",
+          "schema": {
+            "type": "number"
+          }
+        },
+        "use_llm": {
+          "description": "false: never call a model for the events.",
+          "schema": {
+            "type": "boolean"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "BriefSectionsInput": {
+      "fields": {
+        "goal": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "status": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "decisions": {
+          "schema": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        },
+        "dead_ends": {
+          "schema": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        },
+        "done": {
+          "schema": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        },
+        "open_questions": {
+          "schema": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        },
+        "next_steps": {
+          "schema": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        },
+        "key_files": {
+          "schema": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        },
+        "constraints": {
+          "schema": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        },
+        "pointers": {
+          "schema": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        }
+      }
+    },
+    "CompactThreadRequest": {
+      "fields": {
+        "thread_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "keep_recent": {
+          "description": "The newest turns never summarised (default 10).",
+          "schema": {
+            "type": "number"
+          }
+        },
+        "min_to_compact": {
+          "description": "Fewer new turns than this in the window: nothing is done (default 4).",
+          "schema": {
+            "type": "number"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "ContextPackRequest": {
+      "description": "context.pack: what Loom knows that bears on `query`, for one (user, session) scope, as hits and as one text a model can take as context. What a Session's resume reads.",
+      "fields": {
+        "query": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "user_id": {
+          "description": "Only this user's facts and evidence.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "session_id": {
+          "description": "The session: its thread's turns are searched too (the conversation section needs it).",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "limit": {
+          "description": "Hits per section (default 8).",
+          "schema": {
+            "type": "number"
+          }
+        },
+        "max_chars": {
+          "description": "Most characters of `pack` (default 8,000).",
+          "schema": {
+            "type": "number"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "CreateThreadRequest": {
+      "fields": {
+        "thread_id": {
+          "description": "Generated when omitted.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "title": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "metadata": {
+          "schema": {
+            "$ref": "#/components/schemas/JsonObject"
+          }
+        },
+        "run_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "CreateTokenRequest": {
+      "fields": {
+        "namespace": {
+          "description": "The namespace the new token acts on; \"*\" for every namespace, which only a token for every namespace may grant (deployment-wide ops such as settings.set need one).",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "role": {
+          "schema": {
+            "type": "string",
+            "enum": [
+              "viewer",
+              "writer",
+              "admin"
+            ]
+          }
+        },
+        "read_scope": {
+          "schema": {
+            "type": "string",
+            "enum": [
+              "all",
+              "own_user",
+              "own_session"
+            ]
+          }
+        },
+        "read_user_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "read_session_id": {
+          "description": "With read_scope own_session: the one session the token acts for.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "label": {
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "DeleteThreadRequest": {
+      "fields": {
+        "thread_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "confirm_thread_id": {
+          "description": "Must equal `thread_id`: a delete names its thread twice.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "ErasureExportRequest": {
+      "fields": {
+        "user_id": {
+          "description": "One person's turns in the caller's namespaces; without it, every turn of the namespace.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "include_tombstoned": {
+          "description": "Tombstoned turns are included unless this is false.",
+          "schema": {
+            "type": "boolean"
+          }
+        },
+        "limit": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "cursor": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "ErasureRequest": {
+      "description": "Erase one person's data (user_id) in the caller's namespaces, or whole namespaces (namespace_list).",
+      "fields": {
+        "user_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace_list": {
+          "schema": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        },
+        "purge": {
+          "description": "With namespace_list only: remove the rows from disk instead of tombstoning them.",
+          "schema": {
+            "type": "boolean"
+          }
+        },
+        "wait": {
+          "description": "true (the default): answer when the erasure is done. false: answer `pending` once the request is stored, and let `erasure.status` tell when it is done. Either way the request is stored first, so a crash part-way does not lose it: any replica finishes it.",
+          "schema": {
+            "type": "boolean"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "ErasureStatusRequest": {
+      "fields": {
+        "erasure_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "ExtractionStatusRequest": {
+      "fields": {
+        "extraction_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "GetLoggingRequest": {
+      "description": "The recording switch as it stands (the dashboard's \"Record conversations\" switch reads it).",
+      "fields": {
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "GetSettingsRequest": {
+      "fields": {}
+    },
+    "GetThreadRequest": {
+      "fields": {
+        "thread_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "include_messages": {
+          "schema": {
+            "type": "boolean"
+          }
+        },
+        "order": {
+          "schema": {
+            "type": "string",
+            "enum": [
+              "asc",
+              "desc"
+            ]
+          }
+        },
+        "limit": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "cursor": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "ListSavedMessagesRequest": {
+      "fields": {
+        "conversation_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "limit": {
+          "description": "Default 50, at most 200.",
+          "schema": {
+            "type": "number"
+          }
+        },
+        "cursor": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "user_id": {
+          "description": "Required unless the token is pinned to one user (`--read-user-id`), which it then must equal.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "ListThreadsRequest": {
+      "fields": {
+        "window_days": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "limit": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "offset": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "ListTokensRequest": {
+      "fields": {
+        "include_revoked": {
+          "description": "Also the revoked tokens (default: live tokens only).",
+          "schema": {
+            "type": "boolean"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "ListTurnsRequest": {
+      "fields": {
+        "thread_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "run_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "order": {
+          "schema": {
+            "type": "string",
+            "enum": [
+              "asc",
+              "desc"
+            ]
+          }
+        },
+        "limit": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "cursor": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "MessageInput": {
+      "fields": {
+        "role": {
+          "schema": {
+            "type": "string",
+            "enum": [
+              "user",
+              "assistant",
+              "system",
+              "tool"
+            ]
+          }
+        },
+        "content": {
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "ObservationInput": {
+      "description": "One tool action of a session, as an episodic observation: which tool, a one-line summary of what it was asked to do (a command, a file, a query), and whether it failed. Never the tool's output. `obs_id` is the client's id for the action (Claude Code's tool_use id): recording it again changes nothing.",
+      "fields": {
+        "obs_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "tool": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "summary": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "path": {
+          "description": "The file the action touched, when it names one.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "outcome": {
+          "schema": {
+            "type": "string",
+            "enum": [
+              "ok",
+              "error",
+              "unknown"
+            ]
+          }
+        },
+        "ts": {
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "ObserveCrystallizeRequest": {
+      "fields": {
+        "session_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "user_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "defer": {
+          "description": "Answer at once and extract in the background (as memory.set_from_messages defer).",
+          "schema": {
+            "type": "boolean"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "ObserveListRequest": {
+      "fields": {
+        "session_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "user_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "outcome": {
+          "description": "Only actions that failed (`error`) or succeeded (`ok`).",
+          "schema": {
+            "type": "string",
+            "enum": [
+              "ok",
+              "error",
+              "unknown"
+            ]
+          }
+        },
+        "since": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "limit": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "ObserveRecordRequest": {
+      "fields": {
+        "session_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "observations": {
+          "schema": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ObservationInput"
+            }
+          }
+        },
+        "user_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "QuarantineDropRequest": {
+      "description": "Remove each row from the quarantine without storing it.",
+      "fields": {
+        "ids": {
+          "schema": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "QuarantineListRequest": {
+      "description": "Rows of the append path that storage refused on their own (poison rows), set aside so that the rows written with them were stored. Deployment-wide: an every-namespace admin token.",
+      "fields": {
+        "limit": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "include_rows": {
+          "description": "Include each row as JSON text (it holds the turn's text).",
+          "schema": {
+            "type": "boolean"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "QuarantineRetryRequest": {
+      "description": "Insert each row again; one the engine takes is stored and leaves the quarantine.",
+      "fields": {
+        "ids": {
+          "schema": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "RecallRequest": {
+      "fields": {
+        "query": {
+          "description": "Words to find (lexical, BM25); without it, the newest evidence in the window.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "since": {
+          "description": "ISO 8601 bounds of the time window.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "until": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "user_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "limit": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "RevokeTokenRequest": {
+      "fields": {
+        "token_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "RunBeginRequest": {
+      "fields": {
+        "goal": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "run_id": {
+          "description": "The client's own id for the run; generated when absent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "RunCompleteRequest": {
+      "fields": {
+        "run_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "status": {
+          "schema": {
+            "type": "string",
+            "enum": [
+              "failed",
+              "succeeded",
+              "abandoned",
+              "ended"
+            ]
+          }
+        },
+        "outcome": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "memories_used": {
+          "description": "The memories the agent relied on (memory ids).",
+          "schema": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        },
+        "wrote": {
+          "description": "What the agent wrote: files, PRs, memories, briefs (free-form references).",
+          "schema": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "RunGetRequest": {
+      "fields": {
+        "run_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "RunListRequest": {
+      "fields": {
+        "status": {
+          "schema": {
+            "type": "string",
+            "enum": [
+              "failed",
+              "running",
+              "succeeded",
+              "abandoned",
+              "ended",
+              "idle_closed"
+            ]
+          }
+        },
+        "since": {
+          "description": "Only runs begun at or after this instant (ISO 8601).",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "limit": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "offset": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "RunReportUsageRequest": {
+      "fields": {
+        "run_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "reports": {
+          "schema": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/UsageReport"
+            }
+          }
+        },
+        "goal": {
+          "description": "Begins the run (source `capture`) with this goal when it does not exist yet; without it an unknown run is a 404.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "SavedStatusRequest": {
+      "fields": {
+        "conversation_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "message_ids": {
+          "schema": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        },
+        "user_id": {
+          "description": "Required unless the token is pinned to one user (`--read-user-id`), which it then must equal.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "SaveMessageRequest": {
+      "fields": {
+        "conversation_id": {
+          "description": "The thread the message belongs to.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "message_id": {
+          "description": "The message's `msg_id` in that thread.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "role": {
+          "description": "For a message the transcript does not hold yet: its role and text.",
+          "schema": {
+            "type": "string",
+            "enum": [
+              "user",
+              "assistant",
+              "system",
+              "tool"
+            ]
+          }
+        },
+        "content": {
+          "description": "Up to 1 MiB, like an append.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "run_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "user_id": {
+          "description": "Required unless the token is pinned to one user (`--read-user-id`), which it then must equal.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "SearchMemoryRequest": {
+      "fields": {
+        "query": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "user_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "limit": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "SearchSavedMessagesRequest": {
+      "fields": {
+        "query": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "search_mode": {
+          "schema": {
+            "type": "string",
+            "enum": [
+              "hybrid",
+              "lexical",
+              "semantic"
+            ]
+          }
+        },
+        "lexical_weight": {
+          "description": "The BM25 leg's share in hybrid mode, 0-1 (default 0.5).",
+          "schema": {
+            "type": "number"
+          }
+        },
+        "conversation_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "limit": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "user_id": {
+          "description": "Required unless the token is pinned to one user (`--read-user-id`), which it then must equal.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "SearchTurnsRequest": {
+      "fields": {
+        "query": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "search_mode": {
+          "schema": {
+            "type": "string",
+            "enum": [
+              "hybrid",
+              "vector",
+              "lexical"
+            ]
+          }
+        },
+        "lexical_weight": {
+          "description": "The BM25 leg's share in hybrid mode, 0-1 (default 0.5), as in saved-message search.",
+          "schema": {
+            "type": "number"
+          }
+        },
+        "thread_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "run_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "role": {
+          "schema": {
+            "type": "string",
+            "enum": [
+              "user",
+              "assistant",
+              "system"
+            ]
+          }
+        },
+        "limit": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "namespace_scope": {
+          "description": "`all_mine` (default) spans every namespace the token can read; `namespace` only the one named.",
+          "schema": {
+            "type": "string",
+            "enum": [
+              "all_mine",
+              "namespace"
+            ]
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "SetFromMessagesRequest": {
+      "fields": {
+        "messages": {
+          "schema": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/MessageInput"
+            }
+          }
+        },
+        "user_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "session_id": {
+          "description": "The client's session (a Claude Code session id): kept with the evidence.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "defer": {
+          "description": "Answer at once and extract in the background (the plugins at session end).",
+          "schema": {
+            "type": "boolean"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "SetLoggingRequest": {
+      "fields": {
+        "enabled": {
+          "schema": {
+            "type": "boolean"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "SetMemoryRequest": {
+      "fields": {
+        "text": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "user_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "SetSettingRequest": {
+      "fields": {
+        "key": {
+          "schema": {
+            "type": "string",
+            "enum": [
+              "conversation_search_excerpt_chars",
+              "conversation_search_min_similarity",
+              "session_brief_model_calls",
+              "conversation_search_default_mode"
+            ]
+          }
+        },
+        "value": {
+          "description": "A number, or for `conversation_search_default_mode` a mode's name; the range is checked per key.",
+          "schema": {
+            "type": [
+              "string",
+              "number"
+            ]
+          }
+        }
+      }
+    },
+    "UnsaveMessageRequest": {
+      "fields": {
+        "conversation_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "message_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "user_id": {
+          "description": "Required unless the token is pinned to one user (`--read-user-id`), which it then must equal.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "UpdateThreadRequest": {
+      "fields": {
+        "thread_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "title": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "metadata": {
+          "description": "Replaces the thread's metadata as a whole (and with it any `title_refused` mark).",
+          "schema": {
+            "$ref": "#/components/schemas/JsonObject"
+          }
+        },
+        "run_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "agent": {
+          "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "UsageReport": {
+      "description": "One model call's token usage, as a client reports it (the Claude Code plugin, from the session transcript). `usage_id` is the client's id for the call: a report sent again replaces the earlier one and is never counted twice.",
+      "fields": {
+        "usage_id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "model": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "ts": {
+          "description": "When the call was made (ISO 8601); the report's arrival when absent.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "input_tokens": {
+          "description": "Input tokens read from neither cache.",
+          "schema": {
+            "type": "number"
+          }
+        },
+        "output_tokens": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "cache_write_tokens": {
+          "description": "Input tokens written to the 5-minute prompt cache.",
+          "schema": {
+            "type": "number"
+          }
+        },
+        "cache_write_1h_tokens": {
+          "description": "Input tokens written to the 1-hour prompt cache (priced higher).",
+          "schema": {
+            "type": "number"
+          }
+        },
+        "cache_read_tokens": {
+          "schema": {
+            "type": "number"
+          }
+        }
+      }
+    }
+  }
+};
