@@ -286,7 +286,10 @@ export const WireSchemas: WireSchemaSet = {
         },
         "client_summary": {
           "description": "With `full`: the client's last compaction summary, verbatim.",
-          "type": "string"
+          "type": [
+            "string",
+            "null"
+          ]
         }
       },
       "required": [
@@ -423,7 +426,9 @@ export const WireSchemas: WireSchemaSet = {
         },
         "reason": {
           "type": "string",
-          "const": "logging_disabled"
+          "enum": [
+            "logging_disabled"
+          ]
         },
         "thread_id": {
           "type": "string"
@@ -773,7 +778,10 @@ export const WireSchemas: WireSchemaSet = {
           }
         },
         "next_cursor": {
-          "type": "string"
+          "type": [
+            "string",
+            "null"
+          ]
         }
       },
       "required": [
@@ -1838,7 +1846,9 @@ export const WireSchemas: WireSchemaSet = {
         "reason": {
           "description": "`high_sensitivity`: a fact that reads as high is never stored.",
           "type": "string",
-          "const": "high_sensitivity"
+          "enum": [
+            "high_sensitivity"
+          ]
         }
       },
       "required": [

@@ -175,7 +175,8 @@ class SchemaWalker {
     for (const prop of this.checker.getPropertiesOfType(type)) {
       const optional = (prop.flags & ts.SymbolFlags.Optional) !== 0;
       const propType = this.checker.getTypeOfSymbol(prop);
-      const schema = this.schemaOf(optional ? this.checker.getNonNullableType(propType) : propType, `${path}.${prop.name}`, freeForm);
+      // `undefined` (an optional field) is dropped by unionOf; `null` stays a value.
+      const schema = this.schemaOf(propType, `${path}.${prop.name}`, freeForm);
       const description = docOf(this.checker, prop);
       properties[prop.name] = description ? { description, ...schema } : schema;
       if (!optional) required.push(prop.name);
