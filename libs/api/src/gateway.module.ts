@@ -4,6 +4,7 @@ import { HttpErrorFilter } from './http/not-found.filter';
 import { OpsController } from './http/ops.controller';
 import { DashboardController } from './http/dashboard.controller';
 import { McpController } from './http/mcp.controller';
+import { OpenApiController } from './http/openapi/openapi.controller';
 import { LOOM_METRICS, MCP_ENDPOINT, OP_DISPATCHER, READINESS } from './http/tokens';
 import type { GatewayRuntime } from './runtime';
 
@@ -13,7 +14,7 @@ export class GatewayModule {
   static forRoot(runtime: GatewayRuntime): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [OpsController, DashboardController, McpController],
+      controllers: [OpsController, DashboardController, McpController, OpenApiController],
       providers: [
         { provide: OP_DISPATCHER, useValue: runtime.dispatcher },
         { provide: READINESS, useValue: runtime.readiness },

@@ -457,3 +457,22 @@ async function pool<T>(work: Array<() => Promise<T>>, concurrency: number): Prom
   );
   return results;
 }
+
+/**
+ * Every op of the Ops table called once, with its fixture, by the every-namespace admin on a
+ * namespace set up as the matrix sets one up: what each answered. The OpenAPI test holds each
+ * answer to the op's declared answer schema.
+ */
+export async function callEveryOp(loom: TestLoom): Promise<Array<{ op: OpName; status: number; body: unknown }>> {
+  const namespace = `every-op-${randomBytes(4).toString('hex')}`;
+  const ready = await setUp(loom, namespace, new Set());
+  const out: Array<{ op: OpName; status: number; body: unknown }> = [];
+  let n = 0;
+  for (const op of OpNames) {
+    const target: FixtureTarget = { namespace, user: MATRIX_USER, briefKey: 'plan', ownPrefix: '', unique: `every-${n++}`, ready, admin: loom.admin };
+    const body = await Fixtures[op](target);
+    const answer = await loom.admin.call(op, takesNamespace(op) ? { namespace, ...body } : body);
+    out.push({ op, ...answer });
+  }
+  return out;
+}

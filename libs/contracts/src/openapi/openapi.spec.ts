@@ -89,6 +89,14 @@ describe('OpenAPI document [issue 12: OpenAPI]', () => {
     expect(named.sort()).toEqual(required);
   });
 
+  it('[issue 12: no unknown on the wire] an answer with a field its type does not declare, or a missing one, does not fit (the check the live test relies on)', () => {
+    const answer = { stored: true, thread_id: 't', msg_id: 'm' };
+    expect(validateValue(ref('AppendTurnResponse'), answer, schemas, { closed: true })).toEqual([]);
+    expect(validateValue(ref('AppendTurnResponse'), { ...answer, extra: 1 }, schemas, { closed: true })).toEqual(['$.extra: not a declared field']);
+    expect(validateValue(ref('AppendTurnResponse'), { stored: true, thread_id: 't' }, schemas, { closed: true })).toEqual(['$: msg_id is missing']);
+    expect(validateValue(ref('AppendTurnResponse'), { ...answer, reason: 'nope' }, schemas, { closed: true })).toEqual([expect.stringContaining('is not one of')]);
+  });
+
   it('[issue 12: request schema = validator] bounds, enums and patterns come from the validators', () => {
     expect(schemas['AppendTurnRequest']!.properties!['role']).toMatchObject({ enum: ['user', 'assistant', 'system', 'tool'] });
     expect(schemas['AppendTurnRequest']!.properties!['tokens']).toMatchObject({ type: 'integer', minimum: 0, maximum: 4_294_967_295 });
