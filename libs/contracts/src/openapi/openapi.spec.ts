@@ -1,8 +1,7 @@
 import { checkOpenApiDocument, validateValue } from '../../../testing/src/openapi-check';
-import { ErrorStatus } from '../errors';
+import { ErrorStatus, type LoomError } from '../errors';
 import { OpNames, Ops, opErrorCodes } from '../ops';
 import { validateInput } from '../validate';
-import { LoomError } from '../errors';
 import { buildOpenApiDocument, OpenApiPaths, type OpenApiOperation } from './document';
 import { WireSchemas } from './wire-schemas.generated';
 

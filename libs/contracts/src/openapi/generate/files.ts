@@ -1,5 +1,7 @@
 import { join } from 'node:path';
+import { buildOpenApiDocument } from '../document';
 import type { WireSchemaSet } from '../json-schema';
+import { sdkTypesFile } from './sdk-types';
 import { findRepoRoot, generateWireSchemas } from './wire-schemas';
 
 export interface GeneratedFile {
@@ -10,7 +12,12 @@ export interface GeneratedFile {
 /** Every file generated from the contracts, with the text it must hold. */
 export function generatedFiles(root: string = findRepoRoot()): GeneratedFile[] {
   const wire = generateWireSchemas(root);
-  return [{ path: join(root, 'libs', 'contracts', 'src', 'openapi', 'wire-schemas.generated.ts'), text: wireSchemasFile(wire) }];
+  // The document from the fresh answer schemas: the SDK's types never lag behind the contracts'.
+  const doc = buildOpenApiDocument({ version: 'generated', wire });
+  return [
+    { path: join(root, 'libs', 'contracts', 'src', 'openapi', 'wire-schemas.generated.ts'), text: wireSchemasFile(wire) },
+    { path: join(root, 'libs', 'sdk', 'src', 'wire.generated.ts'), text: sdkTypesFile(doc) },
+  ];
 }
 
 function wireSchemasFile(wire: WireSchemaSet): string {
