@@ -101,7 +101,8 @@ function renderOperation(
     out.push('<h4>Errors</h4><table><tr><th>status</th><th>meaning</th></tr>');
     for (const [status, response] of failures) {
       const r = '$ref' in response ? errors[response.$ref.split('/').pop()!] : response;
-      out.push(`<tr><td>${esc(status)}</td><td>${inline(r?.description ?? '')}</td></tr>`);
+      // The description opens with its status, already in the first column.
+      out.push(`<tr><td>${esc(status)}</td><td>${inline((r?.description ?? '').replace(/^\d{3} /, ''))}</td></tr>`);
     }
     out.push('</table>');
   }
