@@ -35,7 +35,8 @@ export class OpsClient {
 
   constructor(options: ClientOptions) {
     this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.#token = options.token ?? process.env['LOOM_TOKEN'];
+    // `process` is Node's; in a browser the token must be given.
+    this.#token = options.token ?? (typeof process === 'undefined' ? undefined : process.env['LOOM_TOKEN']);
     this.#timeoutMs = options.timeoutMs ?? 30_000;
   }
 

@@ -2,32 +2,52 @@ import { Controller, Get, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { buildOpenApiDocument, OpenApiPaths } from '@loom/contracts';
-import { renderReferencePage } from './reference-page';
+import { buildOpenApiDocument, OpenApiPaths, type OpenApiDocument } from '@loom/contracts';
+import { renderReferencePage, type ReferencePage } from './reference-page';
 
 /**
  * The API's description: the OpenAPI 3.1 document and its reference page. Both are public (no
- * token): they describe the API, never any data in it. Built once, from the contracts alone.
+ * token): they describe the API, never any data in it. Built from the contracts alone, on the
+ * first request: a document that cannot be built (generated schemas older than the ops) fails
+ * these two routes, never the gateway's start.
  */
 @Controller()
 export class OpenApiController {
-  private readonly document = JSON.stringify(buildOpenApiDocument({ version: loomVersion() }));
-  private readonly page = renderReferencePage(JSON.parse(this.document) as ReturnType<typeof buildOpenApiDocument>);
+  private built: { document: string; page: ReferencePage } | undefined;
 
   @Get(OpenApiPaths.document)
   async openapi(@Res() reply: FastifyReply): Promise<void> {
-    await reply.status(200).header('content-type', 'application/json; charset=utf-8').header('x-content-type-options', 'nosniff').send(this.document);
+    const built = await this.build(reply);
+    if (!built) return;
+    await reply.status(200).header('content-type', 'application/json; charset=utf-8').header('x-content-type-options', 'nosniff').send(built.document);
   }
 
   @Get(OpenApiPaths.reference)
   async reference(@Res() reply: FastifyReply): Promise<void> {
+    const built = await this.build(reply);
+    if (!built) return;
     await reply
       .status(200)
       .header('content-type', 'text/html; charset=utf-8')
-      .header('content-security-policy', this.page.contentSecurityPolicy)
+      .header('content-security-policy', built.page.contentSecurityPolicy)
       .header('x-content-type-options', 'nosniff')
       .header('referrer-policy', 'no-referrer')
-      .send(this.page.html);
+      .send(built.page.html);
+  }
+
+  /** The document and page, built once; on failure a 500 in the one error shape, and undefined. */
+  private async build(reply: FastifyReply): Promise<{ document: string; page: ReferencePage } | undefined> {
+    try {
+      if (!this.built) {
+        const document = JSON.stringify(buildOpenApiDocument({ version: loomVersion() }));
+        this.built = { document, page: renderReferencePage(JSON.parse(document) as OpenApiDocument) };
+      }
+      return this.built;
+    } catch (error) {
+      const message = `the OpenAPI document could not be built: ${error instanceof Error ? error.message : String(error)}`;
+      await reply.status(500).header('content-type', 'application/json').send(JSON.stringify({ error: { code: 'internal', message } }));
+      return undefined;
+    }
   }
 }
 
