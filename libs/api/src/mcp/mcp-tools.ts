@@ -1,11 +1,13 @@
 import { BriefEventKinds, BriefListSections, CompletedRunStatuses, SavedSearchModes, SearchModes, TurnRoles, type OpName } from '@loom/contracts';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer, ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { McpSession } from './mcp-sessions';
 
 /** Runs one op with the calling request's token; throws the op's error message when it is refused. */
 export type OpCall = (op: OpName, body: Record<string, unknown>, authorization: string | undefined) => Promise<object>;
+
+type Args = Record<string, unknown>;
 
 interface ToolContext {
   session: McpSession;
@@ -60,18 +62,20 @@ function registerCoreTools(server: McpServer, ctx: ToolContext): void {
 
 /** Mounted with `?toolset=all`. */
 function registerAllTools(server: McpServer, ctx: ToolContext): void {
-  const tool = <Shape extends z.ZodRawShape>(name: string, description: string, inputSchema: Shape, op: OpName, body: (args: z.infer<z.ZodObject<Shape>>) => Record<string, unknown>, readOnly: boolean) =>
-    server.registerTool(name, { description, inputSchema, annotations: { readOnlyHint: readOnly } }, (async (args: z.infer<z.ZodObject<Shape>>, extra: { authInfo?: { token: string } }) =>
-      run(() => ctx.op(op, { ...body(args), namespace: ctx.session.namespace }, bearer(extra.authInfo?.token)))) as never);
-  // The session's implicit run, unless the caller names another; empty for a viewer's session.
-  const sessionRun = (given: string | undefined) => given ?? (ctx.session.runId === '' ? undefined : ctx.session.runId);
+  // The arguments reach the op as they are (the schema has checked their types), with the session's namespace.
+  const tool = (name: string, description: string, inputSchema: z.ZodRawShape, op: OpName, body: (args: Args) => Args, readOnly: boolean) => {
+    const callback: ToolCallback<z.ZodRawShape> = async (args, extra) => run(() => ctx.op(op, { ...body(args), namespace: ctx.session.namespace }, bearer(extra.authInfo?.token)));
+    server.registerTool(name, { description, inputSchema, annotations: { readOnlyHint: readOnly } }, callback);
+  };
+  // The session's implicit run, unless the caller names another; none for a viewer's session.
+  const sessionRun = (given: unknown) => given ?? (ctx.session.runId === '' ? undefined : ctx.session.runId);
 
   tool(
     'loom_conversation_append',
     "conversation.append: store one turn of a thread (kept only when the namespace records conversations). The turn carries this MCP session's run unless run_id names another.",
     { thread_id: z.string(), role: z.enum(TurnRoles), content: z.string(), msg_id: z.string().optional(), run_id: z.string().optional() },
     'conversation.append',
-    (a) => ({ ...a, run_id: sessionRun(a.run_id) }),
+    (a) => ({ ...a, run_id: sessionRun(a['run_id']) }),
     false,
   );
   tool(
@@ -122,7 +126,7 @@ function registerAllTools(server: McpServer, ctx: ToolContext): void {
     "conversation.save_message: save one message of a thread for a user (role and content for a message the thread does not hold yet). It carries this MCP session's run unless run_id names another.",
     { user_id: userId, conversation_id: z.string(), message_id: z.string(), role: z.enum(TurnRoles).optional(), content: z.string().optional(), run_id: z.string().optional() },
     'conversation.save_message',
-    (a) => ({ ...a, run_id: sessionRun(a.run_id) }),
+    (a) => ({ ...a, run_id: sessionRun(a['run_id']) }),
     false,
   );
   tool(
@@ -140,7 +144,7 @@ function registerAllTools(server: McpServer, ctx: ToolContext): void {
     'run.begin: begin a run (a unit of agent work with a goal) in the run ledger; complete it with loom_run_complete.',
     { goal: z.string(), run_id: z.string().optional(), agent: z.string().optional().describe('the agent doing the work; "mcp" when omitted, as for the session\'s own run') },
     'run.begin',
-    (a) => ({ ...a, agent: a.agent ?? 'mcp' }),
+    (a) => ({ ...a, agent: a['agent'] ?? 'mcp' }),
     false,
   );
   tool(
@@ -148,7 +152,7 @@ function registerAllTools(server: McpServer, ctx: ToolContext): void {
     `run.complete: end a run with its status (${CompletedRunStatuses.join(', ')}), outcome, memories used and what it wrote. Without run_id: this MCP session's run.`,
     { run_id: z.string().optional(), status: z.enum(CompletedRunStatuses), outcome: z.string().optional(), memories_used: z.array(z.string()).optional(), wrote: z.array(z.string()).optional() },
     'run.complete',
-    (a) => ({ ...a, run_id: sessionRun(a.run_id) }),
+    (a) => ({ ...a, run_id: sessionRun(a['run_id']) }),
     false,
   );
 }
