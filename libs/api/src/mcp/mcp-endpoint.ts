@@ -16,8 +16,8 @@ import { registerLoomTools } from './mcp-tools';
 /** The JSON-RPC envelope (message, params, arguments) around an op's body. */
 const MAX_MESSAGE_DEPTH = Limits.maxJsonDepth + 3;
 /**
- * Sessions served from this replica's memory (each an McpServer and its transport). The oldest
- * makes room: a session it held is read from storage again when it returns.
+ * Sessions served from this replica's memory (each an McpServer and its transport). The least
+ * recently used makes room: a session it held is read from storage again when it returns.
  */
 const LIVE_SESSIONS = 1_000;
 
@@ -143,7 +143,12 @@ export class McpEndpoint {
   /** The session, from this replica's memory or, started elsewhere, adopted from storage. */
   private async open(sessionId: string): Promise<LiveSession | undefined> {
     const known = this.live.get(sessionId);
-    if (known) return known;
+    if (known) {
+      // Most recently used last: the first in the map is the one to let go.
+      this.live.delete(sessionId);
+      this.live.set(sessionId, known);
+      return known;
+    }
     let adoption = this.adopting.get(sessionId);
     if (!adoption) {
       adoption = this.adopt(sessionId).finally(() => this.adopting.delete(sessionId));
@@ -186,7 +191,7 @@ export class McpEndpoint {
       if (this.live.get(session.id) === live) this.live.delete(session.id);
     };
     // connect() only wires callbacks and starts the transport, which does nothing on HTTP.
-    void server.connect(transport);
+    server.connect(transport).catch((error: unknown) => this.logger?.error({ err: error }, 'connecting an MCP session failed'));
     return live;
   }
 
@@ -194,7 +199,7 @@ export class McpEndpoint {
     if (this.live.size >= LIVE_SESSIONS) {
       const oldest = this.live.values().next().value!;
       this.live.delete(oldest.session.id);
-      void oldest.server.close();
+      oldest.server.close().catch((error: unknown) => this.logger?.warn({ err: error }, 'closing an evicted MCP session failed'));
     }
     this.live.set(live.session.id, live);
   }
