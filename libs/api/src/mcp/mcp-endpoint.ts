@@ -96,7 +96,8 @@ export class McpEndpoint {
       if (live.session.runId !== '') await this.runs.touch(live.session.namespace, live.session.runId);
       await live.transport.handleRequest(req, res, message);
     } catch (error) {
-      if (LoomError.isLoomError(error) && ['unauthorized', 'forbidden', 'invalid_input'].includes(error.code)) return send(res, error.status, rpcError(id, error.code === 'invalid_input' ? -32602 : -32001, error.message));
+      // Loom's own errors say what went wrong and carry their HTTP status (401, 403, 400, 503...).
+      if (LoomError.isLoomError(error) && error.code !== 'internal' && !res.headersSent) return send(res, error.status, rpcError(id, error.code === 'invalid_input' ? -32602 : -32001, error.message));
       this.logger?.error({ err: error }, 'MCP request failed');
       if (!res.headersSent) send(res, 500, rpcError(id, -32603, 'internal error'));
     }
