@@ -11,6 +11,7 @@ import {
   codexWorkRollout,
   COMPACT_SUMMARY,
   CURSOR_FIRST_PROMPT,
+  cursorAgentTranscript,
   describeRealData,
   LEDGER_BRANCH,
   sharedDataPath,
@@ -317,6 +318,30 @@ describe('capture clients and loom ingest-transcript', () => {
     const stored = (await loom.admin.ok('conversation.list', { namespace: ns, thread_id: 'cursor-1', agent: 'cursor', limit: 200 })).messages;
     expect(stored.map((t: { role: string }) => t.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(stored[0]).toMatchObject({ role: 'user', content: CURSOR_FIRST_PROMPT });
+  });
+
+  it("CAPTURE-05 [issue 12: Cursor's stop hook]: hooks.json's command, fed Cursor's stop input on stdin, records Cursor's own transcript under its conversation_id, prints nothing on stdout, and adds nothing the second time", async () => {
+    const transcript = join(work, `cursor-agent-${ns}.jsonl`);
+    const fixture = cursorAgentTranscript();
+    writeFileSync(transcript, fixture.text);
+    // The command integrations/cursor/hooks.json installs, with the checkout's path (what the README's sed does).
+    const hooks = JSON.parse(readFileSync(join(ROOT, 'integrations', 'cursor', 'hooks.json'), 'utf8')) as { version: number; hooks: { stop: Array<{ command: string }> } };
+    expect(hooks.version).toBe(1);
+    const command = hooks.hooks.stop[0]!.command.replaceAll('/path/to/loom', ROOT);
+    const stop = { conversation_id: 'cursor-conv-1', generation_id: 'gen-1', hook_event_name: 'stop', status: 'completed', workspace_roots: [work], transcript_path: transcript };
+    const runStop = () =>
+      new Promise<{ stdout: string; stderr: string }>((done, fail) => {
+        const child = execFile('sh', ['-c', command], { env }, (error, stdout, stderr) => (error ? fail(error) : done({ stdout, stderr })));
+        child.stdin!.end(JSON.stringify(stop));
+      });
+    const first = await runStop();
+    expect(first.stdout).toBe('');
+    expect(first.stderr).toContain('(cursor)');
+    const stored = (await loom.admin.ok('conversation.list', { namespace: ns, thread_id: 'cursor-conv-1', agent: 'cursor', limit: 200 })).messages as Array<{ role: string; content: string }>;
+    expect(stored.map(({ role, content }) => ({ role, content }))).toEqual(fixture.turns);
+    const again = await runStop();
+    expect(again.stderr).toContain(`0 of ${fixture.turns.length}`);
+    expect((await loom.admin.ok('conversation.list', { namespace: ns, thread_id: 'cursor-conv-1', agent: 'cursor', limit: 200 })).messages).toHaveLength(fixture.turns.length);
   });
 
   it('RUNS-02: loom runs list shows each run with its model cost, newest first, and the total', async () => {
