@@ -154,7 +154,7 @@ describe('split topology (separate processes on NATS)', () => {
     const rpc = async (url: string, method: string, session?: string) => {
       const response = await fetch(`${url}/mcp`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...(session ? { 'mcp-session-id': session } : {}) },
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, ...(session ? { 'mcp-session-id': session } : {}) },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: method === 'initialize' ? { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'split-test', version: '1' } } : {} }),
       });
       return { status: response.status, session: response.headers.get('mcp-session-id'), body: (await response.json()) as { result?: { tools: Array<{ name: string }> } } };

@@ -35,7 +35,7 @@ program
   .description('append a transcript file to a thread: Markdown (# user / # assistant), a JSON array of {role, content}, a Claude Code session or a Codex rollout')
   .requiredOption('--namespace <ns>', 'the namespace to record into')
   .requiredOption('--file <path>', 'the transcript file')
-  .option('--format <format>', 'auto | markdown | json | claude-code | codex', 'auto')
+  .option('--format <format>', 'auto | markdown | json | claude-code | codex | cursor', 'auto')
   .option('--thread-id <id>', 'a stable thread id: ingesting the same file again then adds nothing (default: the session id, else a new thread)')
   .option('--dry-run', 'count the turns that would be appended and send nothing')
   .option('--after-msg-id <id>', 'skip the turns up to and including this msg_id (what a capture hook already sent); for --target brief, the last entry of the previous save, a turn or a tool action')

@@ -43,6 +43,8 @@ export async function startGateway(config: LoomConfig, options: { logger?: Logge
     runtime,
     url,
     close: async () => {
+      // Open MCP event streams are requests in flight: the HTTP server would wait for them.
+      await runtime.mcp.close();
       await app.close();
       await runtime.close();
       await flushTracing();

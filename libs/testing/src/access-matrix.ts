@@ -397,7 +397,8 @@ async function runMcpMatrix(loom: TestLoom, callers: CallerClient[], ns: MatrixN
   const rpc = async (token: string | undefined, method: string, params: object, query: string, session?: string) => {
     const response = await fetch(`${loom.url}/mcp${query}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}), ...(session ? { 'mcp-session-id': session } : {}) },
+      // The Accept header every Streamable HTTP client sends (the SDK's transport answers 406 without it).
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}), ...(session ? { 'mcp-session-id': session } : {}) },
       body: JSON.stringify({ jsonrpc: '2.0', id: id++, method, params }),
     });
     return { status: response.status, session: response.headers.get('mcp-session-id'), body: (await response.json()) as any };
@@ -407,7 +408,7 @@ async function runMcpMatrix(loom: TestLoom, callers: CallerClient[], ns: MatrixN
     for (const target of ['own', 'other-namespace'] as const) {
       const namespace = target === 'own' ? ns.own : ns.other;
       const expectedInit = mcpInitializeOutcome(c.caller, target);
-      const init = await rpc(token, 'initialize', { protocolVersion: '2025-06-18', clientInfo: { name: 'matrix' } }, `?toolset=all&namespace=${namespace}`);
+      const init = await rpc(token, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'matrix', version: '1' } }, `?toolset=all&namespace=${namespace}`);
       const initActual = outcomeOf(init.status);
       const hasRun = /Run \S+\./.test(init.body?.result?.instructions ?? '');
       const runExpected = expectedInit === 'allow' && c.caller.kind !== 'anonymous' && c.caller.kind !== 'unknown-token' && roleAtLeast(c.caller.role, Ops['run.begin'].role);
@@ -422,11 +423,24 @@ async function runMcpMatrix(loom: TestLoom, callers: CallerClient[], ns: MatrixN
         status: init.status,
       });
       if (init.status !== 200 || !init.session) continue;
+      const listed = ((await rpc(token, 'tools/list', {}, '', init.session)).body?.result?.tools ?? []).map((t: { name: string }) => t.name);
       for (const [tool, args, ops] of [
         ['loom_search', { query: 'ledger' }, ['memory.search', 'conversation.search']],
         ['loom_conversation_append', { thread_id: 'mcp-matrix', role: 'user', content: 'over MCP' }, ['conversation.append']],
+        ['loom_brief_save', { brief_key: 'mcp-matrix', sections: { goal: 'over MCP' }, use_llm: false }, ['session.brief_save']],
+        ['loom_brief_list', {}, ['session.brief_list']],
+        ['loom_saved_save', { user_id: 'u1', conversation_id: 'mcp-matrix', message_id: 'saved-1', role: 'user', content: 'saved over MCP' }, ['conversation.save_message']],
+        ['loom_saved_search', { user_id: 'u1', query: 'ledger' }, ['conversation.search_saved_messages']],
+        ['loom_context_pack', { query: 'ledger' }, ['context.pack']],
+        ['loom_run_begin', { goal: 'over MCP' }, ['run.begin']],
+        ['loom_run_complete', { status: 'ended' }, ['run.complete']],
       ] as const) {
         const expected = ops.map((op) => expectedOutcome(op, c.caller, target)).find((o) => o !== 'allow') ?? 'allow';
+        // A tool the session does not offer (the run tools, to a caller run.begin refuses) is refused too.
+        if (!listed.includes(tool)) {
+          cases.push({ surface: 'mcp', op: `tools/call ${tool}`, caller: callerName(c.caller), target, expected, actual: 'forbidden', status: 200, ...(expected !== 'forbidden' ? { detail: 'not listed' } : {}) });
+          continue;
+        }
         const called = await rpc(token, 'tools/call', { name: tool, arguments: args }, '', init.session);
         const isError = called.status === 200 && called.body?.result?.isError === true;
         const actual = called.status !== 200 ? outcomeOf(called.status) : !isError ? 'allow' : /needs the \w+ role|not available to a token|no access to namespace/.test(called.body.result.content?.[0]?.text ?? '') ? 'forbidden' : 'tool error';
