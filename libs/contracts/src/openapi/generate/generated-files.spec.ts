@@ -40,7 +40,7 @@ describe('files generated from the contracts [issue 12: OpenAPI]', () => {
     }
   }, 60_000);
 
-  it('the generator turns named interfaces into components, `T | null` into a type list, literal unions into enums and maps into additionalProperties', () => {
+  it('[issue 12: answer schemas] the generator turns named interfaces into components, `T | null` into a type list, literal unions into enums and maps into additionalProperties', () => {
     const root = fakeContracts(
       [
         '/** A hit. */',
