@@ -2,6 +2,7 @@
 // (libs/contracts/src/openapi/generate). Do not edit: change the contracts and run it again.
 /* eslint-disable */
 
+/** Switches the namespace's recording of conversations on or off (the owner's switch). Off: appends are accepted and answer `stored: false, reason: "logging_disabled"`. */
 export interface SetLoggingRequest {
   enabled: boolean;
   /** Defaults to the token's namespace when the token has exactly one. */
@@ -14,6 +15,7 @@ export interface GetLoggingRequest {
   namespace?: string;
 }
 
+/** Appends one turn to a thread. `msg_id` makes retries idempotent (without one it is derived from thread, role and content); a turn sent again answers `stored: false, reason: "duplicate"`. */
 export interface AppendTurnRequest {
   thread_id: string;
   role: 'user' | 'assistant' | 'system' | 'tool';
@@ -33,6 +35,7 @@ export interface AppendTurnRequest {
   agent?: string;
 }
 
+/** Creates a thread (its id generated when omitted), with a title and metadata; 409 when it exists. */
 export interface CreateThreadRequest {
   /** Generated when omitted. */
   thread_id?: string;
@@ -46,6 +49,7 @@ export interface CreateThreadRequest {
   agent?: string;
 }
 
+/** Changes a thread's title, metadata or run; answers the thread. */
 export interface UpdateThreadRequest {
   thread_id: string;
   title?: string;
@@ -58,6 +62,7 @@ export interface UpdateThreadRequest {
   agent?: string;
 }
 
+/** Reads a thread, and with `include_messages` a page of its turns (follow `next_cursor`). */
 export interface GetThreadRequest {
   thread_id: string;
   include_messages?: boolean;
@@ -70,6 +75,7 @@ export interface GetThreadRequest {
   agent?: string;
 }
 
+/** A page of a thread's turns, oldest first unless `order` is `desc`; follow `next_cursor` for the rest. */
 export interface ListTurnsRequest {
   thread_id: string;
   run_id?: string;
@@ -82,6 +88,7 @@ export interface ListTurnsRequest {
   agent?: string;
 }
 
+/** The threads active in the last `window_days`, most recent first, each with its last turn's excerpt. */
 export interface ListThreadsRequest {
   window_days?: number;
   limit?: number;
@@ -92,6 +99,7 @@ export interface ListThreadsRequest {
   agent?: string;
 }
 
+/** Searches turns by meaning and by words (`hybrid`, the default), or one of them (`vector`, `lexical`), over every namespace the token can read unless `namespace_scope` is `namespace`. */
 export interface SearchTurnsRequest {
   query: string;
   search_mode?: 'hybrid' | 'vector' | 'lexical';
@@ -109,6 +117,7 @@ export interface SearchTurnsRequest {
   agent?: string;
 }
 
+/** Has the configured LLM summarise the oldest turns of the calling agent's thread into one `system` turn, keeping the last `keep_recent` turns. */
 export interface CompactThreadRequest {
   thread_id: string;
   /** The newest turns never summarised (default 10). */
@@ -121,6 +130,7 @@ export interface CompactThreadRequest {
   agent?: string;
 }
 
+/** Deletes the calling agent's turns of a thread (tombstoned, gone from search); `confirm_thread_id` must repeat `thread_id`. */
 export interface DeleteThreadRequest {
   thread_id: string;
   /** Must equal `thread_id`: a delete names its thread twice. */
@@ -131,6 +141,7 @@ export interface DeleteThreadRequest {
   agent?: string;
 }
 
+/** Saves a message for a user (indexed for saved-message search), storing it first when it is not yet in the transcript. */
 export interface SaveMessageRequest {
   /** The thread the message belongs to. */
   conversation_id: string;
@@ -149,6 +160,7 @@ export interface SaveMessageRequest {
   user_id?: string;
 }
 
+/** Removes a message from a user's saved messages; doing it again changes nothing. */
 export interface UnsaveMessageRequest {
   conversation_id: string;
   message_id: string;
@@ -160,6 +172,7 @@ export interface UnsaveMessageRequest {
   user_id?: string;
 }
 
+/** Searches a user's saved messages by meaning and by words. */
 export interface SearchSavedMessagesRequest {
   query: string;
   search_mode?: 'hybrid' | 'semantic' | 'lexical';
@@ -175,6 +188,7 @@ export interface SearchSavedMessagesRequest {
   user_id?: string;
 }
 
+/** A user's saved messages, newest saved first. */
 export interface ListSavedMessagesRequest {
   conversation_id?: string;
   /** Default 50, at most 200. */
@@ -188,6 +202,7 @@ export interface ListSavedMessagesRequest {
   user_id?: string;
 }
 
+/** Which of up to 500 messages of a conversation a user has saved. */
 export interface SavedStatusRequest {
   conversation_id: string;
   message_ids: string[];
@@ -199,6 +214,7 @@ export interface SavedStatusRequest {
   user_id?: string;
 }
 
+/** Stores one fact (never a text that reads as high). */
 export interface SetMemoryRequest {
   text: string;
   user_id?: string;
@@ -206,6 +222,7 @@ export interface SetMemoryRequest {
   namespace?: string;
 }
 
+/** Turns a conversation's messages into facts (kept as evidence); with `defer`, in the background. */
 export interface SetFromMessagesRequest {
   messages: MessageInput[];
   user_id?: string;
@@ -217,6 +234,7 @@ export interface SetFromMessagesRequest {
   namespace?: string;
 }
 
+/** Searches facts by meaning. */
 export interface SearchMemoryRequest {
   query: string;
   user_id?: string;
@@ -225,6 +243,7 @@ export interface SearchMemoryRequest {
   namespace?: string;
 }
 
+/** The evidence kept from conversations, by time and query. */
 export interface RecallRequest {
   /** Words to find (lexical, BM25); without it, the newest evidence in the window. */
   query?: string;
@@ -238,6 +257,7 @@ export interface RecallRequest {
   namespace?: string;
 }
 
+/** Where a deferred extraction stands: pending, done or failed. */
 export interface ExtractionStatusRequest {
   extraction_id: string;
   /** Defaults to the token's namespace when the token has exactly one. */
@@ -261,6 +281,7 @@ export interface ContextPackRequest {
   agent?: string;
 }
 
+/** Records a session's tool observations (a command, a file read, an error); ones that read as high are skipped. */
 export interface ObserveRecordRequest {
   session_id: string;
   observations: ObservationInput[];
@@ -271,6 +292,7 @@ export interface ObserveRecordRequest {
   agent?: string;
 }
 
+/** A session's observations, newest first. */
 export interface ObserveListRequest {
   session_id?: string;
   user_id?: string;
@@ -285,6 +307,7 @@ export interface ObserveListRequest {
   agent?: string;
 }
 
+/** Turns a session's observations into facts. */
 export interface ObserveCrystallizeRequest {
   session_id: string;
   user_id?: string;
@@ -296,6 +319,7 @@ export interface ObserveCrystallizeRequest {
   agent?: string;
 }
 
+/** Saves a session brief: sections written by the agent, or events condensed on the server (by the LLM, else the deterministic builder). */
 export interface BriefSaveRequest {
   /** Empty: `auto/<project>/<branch>` when both are known, else `session/<session_id>`. */
   brief_key?: string;
@@ -318,6 +342,7 @@ export interface BriefSaveRequest {
   agent?: string;
 }
 
+/** Reads a session brief by key, by session, or the project's latest; `revision` for an earlier one. */
 export interface BriefGetRequest {
   brief_key?: string;
   from_session?: string;
@@ -331,6 +356,7 @@ export interface BriefGetRequest {
   agent?: string;
 }
 
+/** The namespace's briefs (or the caller's own), newest first, one line each. */
 export interface BriefListRequest {
   mine_only?: boolean;
   limit?: number;
@@ -340,6 +366,7 @@ export interface BriefListRequest {
   agent?: string;
 }
 
+/** Deletes a session brief. */
 export interface BriefDeleteRequest {
   brief_key: string;
   /** Defaults to the token's namespace when the token has exactly one. */
@@ -360,12 +387,14 @@ export interface ErasureRequest {
   namespace?: string;
 }
 
+/** Where an erasure request stands. */
 export interface ErasureStatusRequest {
   erasure_id: string;
   /** Defaults to the token's namespace when the token has exactly one. */
   namespace?: string;
 }
 
+/** Exports a person's (or the namespace's) transcript turns, a page at a time. */
 export interface ErasureExportRequest {
   /** One person's turns in the caller's namespaces; without it, every turn of the namespace. */
   user_id?: string;
@@ -377,6 +406,7 @@ export interface ErasureExportRequest {
   namespace?: string;
 }
 
+/** Begins a run: a piece of work with a goal, which turns, memories and usage can be linked to. */
 export interface RunBeginRequest {
   goal: string;
   /** The client's own id for the run; generated when absent. */
@@ -387,6 +417,7 @@ export interface RunBeginRequest {
   agent?: string;
 }
 
+/** Completes a run with its status and outcome. */
 export interface RunCompleteRequest {
   run_id: string;
   status: 'succeeded' | 'failed' | 'abandoned' | 'ended';
@@ -401,6 +432,7 @@ export interface RunCompleteRequest {
   agent?: string;
 }
 
+/** Reads a run, with its model cost. */
 export interface RunGetRequest {
   run_id: string;
   /** Defaults to the token's namespace when the token has exactly one. */
@@ -409,6 +441,7 @@ export interface RunGetRequest {
   agent?: string;
 }
 
+/** The runs of an agent (`*`: all), newest first, with the page's model cost. */
 export interface RunListRequest {
   status?: 'running' | 'succeeded' | 'failed' | 'abandoned' | 'ended' | 'idle_closed';
   /** A date (YYYY-MM-DD, midnight UTC) or a time with its offset (YYYY-MM-DDTHH:MM[:SS[.fff]]Z or ±HH:MM), years 1900-2299. */
@@ -421,6 +454,7 @@ export interface RunListRequest {
   agent?: string;
 }
 
+/** Reports the model calls made for a run (each counted once by `usage_id`); they give the run its cost. */
 export interface RunReportUsageRequest {
   run_id: string;
   reports: UsageReport[];
@@ -432,6 +466,7 @@ export interface RunReportUsageRequest {
   agent?: string;
 }
 
+/** Creates a token for a namespace and role (optionally bounded to one user or session). The secret is shown once. */
 export interface CreateTokenRequest {
   /** The namespace the new token acts on; "*" for every namespace, which only a token for every namespace may grant (deployment-wide ops such as settings.set need one). */
   namespace?: string;
@@ -443,12 +478,14 @@ export interface CreateTokenRequest {
   label?: string;
 }
 
+/** Revokes a token; calls with it answer 401 from then on. */
 export interface RevokeTokenRequest {
   token_id: string;
   /** Defaults to the token's namespace when the token has exactly one. */
   namespace?: string;
 }
 
+/** The tokens the caller could revoke: id, label, role, namespaces, read scope, created and last used. Never a secret. */
 export interface ListTokensRequest {
   /** Also the revoked tokens (default: live tokens only). */
   include_revoked?: boolean;
@@ -456,9 +493,11 @@ export interface ListTokensRequest {
   namespace?: string;
 }
 
+/** The live settings. */
 export interface GetSettingsRequest {
 }
 
+/** Changes one live setting, for every namespace, without a restart. */
 export interface SetSettingRequest {
   key: 'conversation_search_excerpt_chars' | 'conversation_search_min_similarity' | 'session_brief_model_calls' | 'conversation_search_default_mode';
   /** A number, or for `conversation_search_default_mode` a mode's name; the range is checked per key. */

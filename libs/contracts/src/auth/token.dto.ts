@@ -4,6 +4,7 @@ import { ALL_NAMESPACES, ReadScopes, Roles, type ReadScope, type Role } from '..
 
 const TOKEN_NAMESPACE_PATTERN = /^(\*|@me|[A-Za-z0-9][A-Za-z0-9_.:-]{0,127})$/;
 
+/** Creates a token for a namespace and role (optionally bounded to one user or session). The secret is shown once. */
 export class CreateTokenRequest extends NamespacedRequest {
   /**
    * The namespace the new token acts on; "*" for every namespace, which only a token for every
@@ -36,6 +37,7 @@ export interface CreateTokenResponse {
   role: Role;
 }
 
+/** Revokes a token; calls with it answer 401 from then on. */
 export class RevokeTokenRequest extends NamespacedRequest {
   @IsString() @MinLength(1) @MaxLength(200) token_id!: string;
 
@@ -46,6 +48,7 @@ export interface RevokeTokenResponse {
   revoked: boolean;
 }
 
+/** The tokens the caller could revoke: id, label, role, namespaces, read scope, created and last used. Never a secret. */
 export class ListTokensRequest extends NamespacedRequest {
   /** Also the revoked tokens (default: live tokens only). */
   @Optional() @IsBoolean() include_revoked?: boolean;

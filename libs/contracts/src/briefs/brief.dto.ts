@@ -56,6 +56,7 @@ export class BriefSectionsInput {
   @Optional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) pointers?: string[];
 }
 
+/** Saves a session brief: sections written by the agent, or events condensed on the server (by the LLM, else the deterministic builder). */
 export class BriefSaveRequest extends AgentScopedRequest {
   /** Empty: `auto/<project>/<branch>` when both are known, else `session/<session_id>`. */
   @Optional() @IsString() @MaxLength(700) brief_key?: string;
@@ -101,6 +102,7 @@ export interface BriefSaveResponse {
   skipped_high?: number;
 }
 
+/** Reads a session brief by key, by session, or the project's latest; `revision` for an earlier one. */
 export class BriefGetRequest extends AgentScopedRequest {
   @Optional() @IsString() @Matches(STORED_BRIEF_KEY_PATTERN, { message: 'brief_key is not a valid key' }) brief_key?: string;
   @Optional() @IdField() from_session?: string;
@@ -131,6 +133,7 @@ export interface BriefGetResponse {
   brief: BriefView;
 }
 
+/** The namespace's briefs (or the caller's own), newest first, one line each. */
 export class BriefListRequest extends AgentScopedRequest {
   @Optional() @IsBoolean() mine_only?: boolean;
   @Optional() @IsInt() @Min(1) @Max(200) limit?: number;
@@ -152,6 +155,7 @@ export interface BriefListResponse {
   briefs: BriefListItem[];
 }
 
+/** Deletes a session brief. */
 export class BriefDeleteRequest extends AgentScopedRequest {
   @IsString() @Matches(STORED_BRIEF_KEY_PATTERN, { message: 'brief_key is not a valid key' }) brief_key!: string;
 

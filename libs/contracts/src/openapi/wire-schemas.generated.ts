@@ -2314,6 +2314,7 @@ export const WireSchemas: WireSchemaSet = {
   },
   "requests": {
     "AppendTurnRequest": {
+      "description": "Appends one turn to a thread. `msg_id` makes retries idempotent (without one it is derived from thread, role and content); a turn sent again answers `stored: false, reason: \"duplicate\"`.",
       "fields": {
         "thread_id": {
           "schema": {
@@ -2383,6 +2384,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "BriefDeleteRequest": {
+      "description": "Deletes a session brief.",
       "fields": {
         "brief_key": {
           "schema": {
@@ -2436,6 +2438,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "BriefGetRequest": {
+      "description": "Reads a session brief by key, by session, or the project's latest; `revision` for an earlier one.",
       "fields": {
         "brief_key": {
           "schema": {
@@ -2478,6 +2481,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "BriefListRequest": {
+      "description": "The namespace's briefs (or the caller's own), newest first, one line each.",
       "fields": {
         "mine_only": {
           "schema": {
@@ -2504,6 +2508,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "BriefSaveRequest": {
+      "description": "Saves a session brief: sections written by the agent, or events condensed on the server (by the LLM, else the deterministic builder).",
       "fields": {
         "brief_key": {
           "description": "Empty: `auto/<project>/<branch>` when both are known, else `session/<session_id>`.",
@@ -2652,6 +2657,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "CompactThreadRequest": {
+      "description": "Has the configured LLM summarise the oldest turns of the calling agent's thread into one `system` turn, keeping the last `keep_recent` turns.",
       "fields": {
         "thread_id": {
           "schema": {
@@ -2731,6 +2737,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "CreateThreadRequest": {
+      "description": "Creates a thread (its id generated when omitted), with a title and metadata; 409 when it exists.",
       "fields": {
         "thread_id": {
           "description": "Generated when omitted.",
@@ -2768,6 +2775,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "CreateTokenRequest": {
+      "description": "Creates a token for a namespace and role (optionally bounded to one user or session). The secret is shown once.",
       "fields": {
         "namespace": {
           "description": "The namespace the new token acts on; \"*\" for every namespace, which only a token for every namespace may grant (deployment-wide ops such as settings.set need one).",
@@ -2814,6 +2822,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "DeleteThreadRequest": {
+      "description": "Deletes the calling agent's turns of a thread (tombstoned, gone from search); `confirm_thread_id` must repeat `thread_id`.",
       "fields": {
         "thread_id": {
           "schema": {
@@ -2841,6 +2850,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "ErasureExportRequest": {
+      "description": "Exports a person's (or the namespace's) transcript turns, a page at a time.",
       "fields": {
         "user_id": {
           "description": "One person's turns in the caller's namespaces; without it, every turn of the namespace.",
@@ -2909,6 +2919,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "ErasureStatusRequest": {
+      "description": "Where an erasure request stands.",
       "fields": {
         "erasure_id": {
           "schema": {
@@ -2924,6 +2935,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "ExtractionStatusRequest": {
+      "description": "Where a deferred extraction stands: pending, done or failed.",
       "fields": {
         "extraction_id": {
           "schema": {
@@ -2950,9 +2962,11 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "GetSettingsRequest": {
+      "description": "The live settings.",
       "fields": {}
     },
     "GetThreadRequest": {
+      "description": "Reads a thread, and with `include_messages` a page of its turns (follow `next_cursor`).",
       "fields": {
         "thread_id": {
           "schema": {
@@ -2998,6 +3012,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "ListSavedMessagesRequest": {
+      "description": "A user's saved messages, newest saved first.",
       "fields": {
         "conversation_id": {
           "schema": {
@@ -3036,6 +3051,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "ListThreadsRequest": {
+      "description": "The threads active in the last `window_days`, most recent first, each with its last turn's excerpt.",
       "fields": {
         "window_days": {
           "schema": {
@@ -3067,6 +3083,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "ListTokensRequest": {
+      "description": "The tokens the caller could revoke: id, label, role, namespaces, read scope, created and last used. Never a secret.",
       "fields": {
         "include_revoked": {
           "description": "Also the revoked tokens (default: live tokens only).",
@@ -3083,6 +3100,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "ListTurnsRequest": {
+      "description": "A page of a thread's turns, oldest first unless `order` is `desc`; follow `next_cursor` for the rest.",
       "fields": {
         "thread_id": {
           "schema": {
@@ -3189,6 +3207,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "ObserveCrystallizeRequest": {
+      "description": "Turns a session's observations into facts.",
       "fields": {
         "session_id": {
           "schema": {
@@ -3221,6 +3240,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "ObserveListRequest": {
+      "description": "A session's observations, newest first.",
       "fields": {
         "session_id": {
           "schema": {
@@ -3268,6 +3288,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "ObserveRecordRequest": {
+      "description": "Records a session's tool observations (a command, a file read, an error); ones that read as high are skipped.",
       "fields": {
         "session_id": {
           "schema": {
@@ -3362,6 +3383,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "RecallRequest": {
+      "description": "The evidence kept from conversations, by time and query.",
       "fields": {
         "query": {
           "description": "Words to find (lexical, BM25); without it, the newest evidence in the window.",
@@ -3399,6 +3421,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "RevokeTokenRequest": {
+      "description": "Revokes a token; calls with it answer 401 from then on.",
       "fields": {
         "token_id": {
           "schema": {
@@ -3414,6 +3437,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "RunBeginRequest": {
+      "description": "Begins a run: a piece of work with a goal, which turns, memories and usage can be linked to.",
       "fields": {
         "goal": {
           "schema": {
@@ -3441,6 +3465,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "RunCompleteRequest": {
+      "description": "Completes a run with its status and outcome.",
       "fields": {
         "run_id": {
           "schema": {
@@ -3496,6 +3521,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "RunGetRequest": {
+      "description": "Reads a run, with its model cost.",
       "fields": {
         "run_id": {
           "schema": {
@@ -3517,6 +3543,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "RunListRequest": {
+      "description": "The runs of an agent (`*`: all), newest first, with the page's model cost.",
       "fields": {
         "status": {
           "schema": {
@@ -3562,6 +3589,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "RunReportUsageRequest": {
+      "description": "Reports the model calls made for a run (each counted once by `usage_id`); they give the run its cost.",
       "fields": {
         "run_id": {
           "schema": {
@@ -3597,6 +3625,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "SavedStatusRequest": {
+      "description": "Which of up to 500 messages of a conversation a user has saved.",
       "fields": {
         "conversation_id": {
           "schema": {
@@ -3632,6 +3661,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "SaveMessageRequest": {
+      "description": "Saves a message for a user (indexed for saved-message search), storing it first when it is not yet in the transcript.",
       "fields": {
         "conversation_id": {
           "description": "The thread the message belongs to.",
@@ -3689,6 +3719,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "SearchMemoryRequest": {
+      "description": "Searches facts by meaning.",
       "fields": {
         "query": {
           "schema": {
@@ -3714,6 +3745,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "SearchSavedMessagesRequest": {
+      "description": "Searches a user's saved messages by meaning and by words.",
       "fields": {
         "query": {
           "schema": {
@@ -3767,6 +3799,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "SearchTurnsRequest": {
+      "description": "Searches turns by meaning and by words (`hybrid`, the default), or one of them (`vector`, `lexical`), over every namespace the token can read unless `namespace_scope` is `namespace`.",
       "fields": {
         "query": {
           "schema": {
@@ -3839,6 +3872,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "SetFromMessagesRequest": {
+      "description": "Turns a conversation's messages into facts (kept as evidence); with `defer`, in the background.",
       "fields": {
         "messages": {
           "schema": {
@@ -3874,6 +3908,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "SetLoggingRequest": {
+      "description": "Switches the namespace's recording of conversations on or off (the owner's switch). Off: appends are accepted and answer `stored: false, reason: \"logging_disabled\"`.",
       "fields": {
         "enabled": {
           "schema": {
@@ -3889,6 +3924,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "SetMemoryRequest": {
+      "description": "Stores one fact (never a text that reads as high).",
       "fields": {
         "text": {
           "schema": {
@@ -3909,6 +3945,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "SetSettingRequest": {
+      "description": "Changes one live setting, for every namespace, without a restart.",
       "fields": {
         "key": {
           "schema": {
@@ -3933,6 +3970,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "UnsaveMessageRequest": {
+      "description": "Removes a message from a user's saved messages; doing it again changes nothing.",
       "fields": {
         "conversation_id": {
           "schema": {
@@ -3965,6 +4003,7 @@ export const WireSchemas: WireSchemaSet = {
       }
     },
     "UpdateThreadRequest": {
+      "description": "Changes a thread's title, metadata or run; answers the thread.",
       "fields": {
         "thread_id": {
           "schema": {

@@ -15,6 +15,7 @@ export const LiveSettingKeys = [
 ] as const;
 export type LiveSettingKey = (typeof LiveSettingKeys)[number];
 
+/** Changes one live setting, for every namespace, without a restart. */
 export class SetSettingRequest {
   @IsIn(LiveSettingKeys, { message: `key must be one of ${LiveSettingKeys.join(', ')}` }) key!: LiveSettingKey;
   /** A number, or for `conversation_search_default_mode` a mode's name; the range is checked per key. */
@@ -25,6 +26,7 @@ export class SetSettingRequest {
     value: 120,
   });
 }
+/** The live settings. */
 export class GetSettingsRequest {
   static readonly example: GetSettingsRequest = new GetSettingsRequest();
 }
