@@ -1,4 +1,4 @@
-import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, type JetStreamClient, type JsMsg, type NatsConnection } from 'nats';
+import { AckPolicy, DeliverPolicy, headers as natsHeaders, RetentionPolicy, StorageType, type JetStreamClient, type JsMsg, type NatsConnection } from 'nats';
 import { DurableWork, type DurableSubject } from '@loom/contracts';
 
 const ns = (ms: number): number => ms * 1_000_000;
@@ -38,7 +38,6 @@ export async function ensureWorkStream(nc: NatsConnection): Promise<void> {
  * stream has stored it.
  */
 export async function publishWork(js: JetStreamClient, subject: DurableSubject, payload: unknown, msgId: string, headers?: Record<string, string>): Promise<{ duplicate: boolean }> {
-  const { headers: natsHeaders } = await import('nats');
   const h = natsHeaders();
   for (const [k, v] of Object.entries(headers ?? {})) h.set(k, v);
   const ack = await js.publish(subject, JSON.stringify(payload), { msgID: msgId, headers: h });
@@ -46,8 +45,8 @@ export async function publishWork(js: JetStreamClient, subject: DurableSubject, 
 }
 
 /** The durable pull consumer of one work subject, shared by every replica of its service. */
-export async function ensureWorkConsumer(nc: NatsConnection, subject: DurableSubject): Promise<string> {
-  const spec = DurableWork.subjects[subject];
+export async function ensureWorkConsumer(nc: NatsConnection, subject: DurableSubject, ackWaitMs?: number): Promise<string> {
+  const spec = { ...DurableWork.subjects[subject], ...(ackWaitMs ? { ackWaitMs } : {}) };
   const jsm = await nc.jetstreamManager();
   await jsm.consumers.add(DurableWork.stream, {
     durable_name: spec.consumer,
@@ -65,6 +64,13 @@ export type WorkOutcome = { settle: 'ack' } | { settle: 'term'; reason: string }
 
 /** Keeps a message from being redelivered while its handler still works on it. */
 export function keepInProgress(message: JsMsg, ackWaitMs: number): () => void {
-  const timer = setInterval(() => message.working(), Math.max(200, Math.floor(ackWaitMs / 3)));
+  const timer = setInterval(() => {
+    try {
+      message.working();
+    } catch {
+      // The connection is gone: the delivery will time out and go to another replica.
+    }
+  }, Math.max(200, Math.floor(ackWaitMs / 3)));
+  timer.unref();
   return () => clearInterval(timer);
 }

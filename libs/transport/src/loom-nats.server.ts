@@ -42,6 +42,15 @@ function requestedDelay(error: unknown): number | undefined {
   return typeof delay === 'number' ? delay : undefined;
 }
 
+/** An ack, nak or term on a connection that just went away: the delivery times out and comes back anyway. */
+function settleQuietly(settle: () => void): void {
+  try {
+    settle();
+  } catch {
+    // Nothing to do: JetStream redelivers what was not acked.
+  }
+}
+
 function describe(error: unknown): string {
   if (error instanceof Error) return error.message;
   const message = (error as { message?: unknown } | undefined)?.message;
@@ -55,6 +64,8 @@ export interface LoomNatsServerOptions {
   durable?: Partial<Record<DurableSubject, new () => object>>;
   /** How many deliveries of one durable subject run at once in this replica. */
   durableConcurrency?: number;
+  /** Overrides the contract's ack wait of every durable subject (tests, which cannot wait 30 s). */
+  ackWaitMs?: number;
   /** How long close() waits for handlers in flight. */
   gracePeriodMs?: number;
   log?: { warn(fields: Record<string, unknown>, message: string): void };
@@ -90,7 +101,7 @@ export class LoomNatsServer extends Server implements CustomTransportStrategy {
         const durable = this.options.durable?.[pattern as DurableSubject];
         if (handler.isEventHandler && durable) {
           await ensureWorkStream(this.link.connection);
-          const consumer = await ensureWorkConsumer(this.link.connection, pattern as DurableSubject);
+          const consumer = await ensureWorkConsumer(this.link.connection, pattern as DurableSubject, this.options.ackWaitMs);
           this.pulls.push(this.pull(pattern as DurableSubject, consumer, durable, handler));
         } else {
           this.subscriptions.push(
@@ -148,10 +159,11 @@ export class LoomNatsServer extends Server implements CustomTransportStrategy {
   }
 
   private async pull(subject: DurableSubject, consumerName: string, payloadType: new () => object, handler: MessageHandler): Promise<void> {
-    const ackWaitMs = DurableWork.subjects[subject].ackWaitMs;
+    const ackWaitMs = this.options.ackWaitMs ?? DurableWork.subjects[subject].ackWaitMs;
     const concurrency = this.options.durableConcurrency ?? 1;
     const js = this.link.connection.jetstream();
-    while (!this.stopped) {
+    // A closed connection never comes back (the policy reconnects forever, so only a close ends it).
+    while (!this.stopped && !this.link.connection.isClosed()) {
       try {
         const consumer = await js.consumers.get(DurableWork.stream, consumerName);
         // Short fetches: a stop or a reconnect is noticed within a few seconds.
@@ -160,7 +172,7 @@ export class LoomNatsServer extends Server implements CustomTransportStrategy {
         for await (const message of batch) {
           if (this.stopped) {
             // Not ours to finish: another replica (or this one after a restart) gets it at once.
-            message.nak();
+            settleQuietly(() => message.nak());
             continue;
           }
           const work = this.settle(subject, message, payloadType, handler, ackWaitMs);
@@ -169,7 +181,7 @@ export class LoomNatsServer extends Server implements CustomTransportStrategy {
         }
         await Promise.all(running);
       } catch (error) {
-        if (this.stopped) return;
+        if (this.stopped || this.link.connection.isClosed()) return;
         this.options.log?.warn({ subject, err: (error as Error).message }, 'fetching durable work failed; retrying in a second');
         await new Promise((resolve) => setTimeout(resolve, 1_000));
       }
@@ -182,7 +194,7 @@ export class LoomNatsServer extends Server implements CustomTransportStrategy {
       payload = validateInput(payloadType, message.json());
     } catch (error) {
       this.options.log?.warn({ subject, err: (error as Error).message }, `dropped an invalid ${subject} payload (terminated, never redelivered)`);
-      message.term();
+      settleQuietly(() => message.term());
       return;
     }
     const stopKeepingAlive = keepInProgress(message, ackWaitMs);
@@ -191,12 +203,12 @@ export class LoomNatsServer extends Server implements CustomTransportStrategy {
       if (isObservable(result)) await lastValueFrom(result, { defaultValue: undefined });
       stopKeepingAlive();
       // Acked only now: the work is done. A crash before this line delivers it again.
-      await message.ackAck().catch(() => message.ack());
+      await message.ackAck().catch(() => settleQuietly(() => message.ack()));
     } catch (error) {
       stopKeepingAlive();
       const delayMs = requestedDelay(error) ?? Math.min(60_000, 1_000 * 2 ** Math.min(6, message.info.redeliveryCount - 1));
       this.options.log?.warn({ subject, deliveries: message.info.redeliveryCount, retry_in_ms: delayMs, err: describe(error) }, 'durable work not finished; delivered again later');
-      message.nak(delayMs);
+      settleQuietly(() => message.nak(delayMs));
     }
   }
 }
