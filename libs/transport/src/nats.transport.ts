@@ -1,8 +1,7 @@
-import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
 import { ErrorCode, headers as natsHeaders, JSONCodec, type NatsConnection, type NatsError } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { messageHeaders } from './message-headers';
-import { NATS_CONNECTION_POLICY, NatsLink } from './nats-connection';
+import { NatsLink } from './nats-connection';
 import { TransportError, type RequestClient } from './request-client';
 
 const codec = JSONCodec<Record<string, unknown>>();
@@ -69,13 +68,4 @@ export class NatsRequestClient implements RequestClient {
   async close(): Promise<void> {
     if (this.ownsLink) await this.link.close();
   }
-}
-
-/**
- * Nest's NATS server strategy in the service's queue group, so replicas share requests. On
- * SIGTERM it drains: requests in flight are answered before the connection closes, so a
- * replica can be scaled down without failing appends open.
- */
-export function natsMicroserviceOptions(url: string, queue: string, name: string): MicroserviceOptions {
-  return { transport: Transport.NATS, options: { servers: [url], queue, name, gracefulShutdown: true, gracePeriod: 10_000, ...NATS_CONNECTION_POLICY } };
 }
