@@ -7,7 +7,7 @@ import { MemoryService } from '@loom/memory';
 import { createLogger, installTracing, loadConfigSections, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
 import { MeteredLlm, ModelPrices, type LlmProvider } from '@loom/providers';
 import { NatsLink, NatsRequestClient } from '@loom/transport';
-import { requireSplit, ServiceSections } from '../shared/host-config';
+import { requireSplit, ServiceSections, splitRequirements } from '../shared/host-config';
 import { briefLlm, configuredLlm } from '../shared/llm';
 import { serviceModule, serviceReadiness, startService, type RunningService } from '../shared/service-host';
 import { BRIEFS, HOST_LOGGER, MEMORY } from '../shared/tokens';
@@ -18,9 +18,7 @@ export const BriefCondenserSections = [...ServiceSections, 'llm', 'modelPrices',
 export type BriefCondenserConfig = Pick<LoomConfig, (typeof BriefCondenserSections)[number]>;
 
 export function loadBriefCondenserConfig(env: Record<string, string | undefined> = process.env): BriefCondenserConfig {
-  const config = loadConfigSections(BriefCondenserSections, env);
-  requireSplit(config, { nats: 'the gateways send brief saves and deferred extractions here over NATS', clickhouse: 'a separate brief condenser' });
-  return config;
+  return loadConfigSections(BriefCondenserSections, env, splitRequirements({ nats: 'the gateways send brief saves and deferred extractions here over NATS', clickhouse: 'a separate brief condenser' }));
 }
 
 export interface RunningBriefCondenser extends RunningService {

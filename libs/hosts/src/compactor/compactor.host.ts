@@ -5,7 +5,7 @@ import { NatsKvLeaseManager } from '@loom/leases';
 import { createLogger, installTracing, loadConfigSections, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
 import { MeteredLlm, ModelPrices, type LlmProvider } from '@loom/providers';
 import { NatsLink, NatsRequestClient } from '@loom/transport';
-import { requireSplit, ServiceSections } from '../shared/host-config';
+import { requireSplit, ServiceSections, splitRequirements } from '../shared/host-config';
 import { configuredLlm } from '../shared/llm';
 import { reportQuarantined } from '../shared/quarantine-report';
 import { serviceModule, serviceReadiness, startService, type RunningService } from '../shared/service-host';
@@ -17,9 +17,7 @@ export const CompactorSections = [...ServiceSections, 'llm', 'modelPrices', 'com
 export type CompactorConfig = Pick<LoomConfig, (typeof CompactorSections)[number]>;
 
 export function loadCompactorConfig(env: Record<string, string | undefined> = process.env): CompactorConfig {
-  const config = loadConfigSections(CompactorSections, env);
-  requireSplit(config, { nats: 'the gateways send conversation.compact here over NATS', clickhouse: 'a separate compactor' });
-  return config;
+  return loadConfigSections(CompactorSections, env, splitRequirements({ nats: 'the gateways send conversation.compact here over NATS', clickhouse: 'a separate compactor' }));
 }
 
 /**

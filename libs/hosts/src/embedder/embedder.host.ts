@@ -1,6 +1,6 @@
 import { QueueGroups } from '@loom/contracts';
 import { EmbedBatcher, EmbedController, EMBED_BATCHER, EMBEDDER_METRICS } from '@loom/embedding';
-import { ConfigError, createLogger, installTracing, loadConfigSections, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
+import { createLogger, installTracing, loadConfigSections, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
 import { createEmbeddingProvider, type EmbeddingProvider } from '@loom/providers';
 import { InProcessServer, NatsLink } from '@loom/transport';
 import { serviceModule, serviceReadiness, startService, type RunningService } from '../shared/service-host';
@@ -10,9 +10,7 @@ export const EmbedderSections = ['host', 'logLevel', 'traces', 'natsUrl', 'embed
 export type EmbedderConfig = Pick<LoomConfig, (typeof EmbedderSections)[number]>;
 
 export function loadEmbedderConfig(env: Record<string, string | undefined> = process.env): EmbedderConfig {
-  const config = loadConfigSections(EmbedderSections, env);
-  if (!config.natsUrl) throw new ConfigError(['LOOM_NATS_URL is required: the embedder app serves NATS (for one process with everything in it, run `loom up`)']);
-  return config;
+  return loadConfigSections(EmbedderSections, env, { LOOM_NATS_URL: 'the embedder app serves NATS (for one process with everything in it, run `loom up`)' });
 }
 
 export interface RunningEmbedder extends RunningService {

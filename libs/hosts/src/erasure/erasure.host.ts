@@ -5,7 +5,7 @@ import { ErasureService } from '@loom/erasure';
 import { NatsKvLeaseManager } from '@loom/leases';
 import { createLogger, installTracing, loadConfigSections, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
 import { NatsLink } from '@loom/transport';
-import { requireSplit, ServiceSections } from '../shared/host-config';
+import { requireSplit, ServiceSections, splitRequirements } from '../shared/host-config';
 import { serviceModule, serviceReadiness, startService, type RunningService } from '../shared/service-host';
 import { ERASURE } from '../shared/tokens';
 import { ErasureController } from './erasure.controller';
@@ -15,9 +15,7 @@ export const ErasureSections = [...ServiceSections, 'erasure'] as const;
 export type ErasureConfig = Pick<LoomConfig, (typeof ErasureSections)[number]>;
 
 export function loadErasureConfig(env: Record<string, string | undefined> = process.env): ErasureConfig {
-  const config = loadConfigSections(ErasureSections, env);
-  requireSplit(config, { nats: "it takes the gateways' erasure requests from JetStream, and replicas share each request's lease on NATS KV", clickhouse: 'a separate erasure service' });
-  return config;
+  return loadConfigSections(ErasureSections, env, splitRequirements({ nats: "it takes the gateways' erasure requests from JetStream, and replicas share each request's lease on NATS KV", clickhouse: 'a separate erasure service' }));
 }
 
 export interface RunningErasureService extends RunningService {

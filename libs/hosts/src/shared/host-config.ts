@@ -15,3 +15,11 @@ export function requireSplit(config: Pick<LoomConfig, 'natsUrl'> & Partial<Pick<
   }
   if (problems.length > 0) throw new ConfigError(problems);
 }
+
+/** The variables a split-topology service cannot start without, for `loadConfigSections`. */
+export function splitRequirements(needs: { nats: string; clickhouse?: string }): Record<string, string> {
+  return {
+    LOOM_NATS_URL: `${needs.nats} (for one process with everything in it, run \`loom up\`)`,
+    ...(needs.clickhouse ? { LOOM_CLICKHOUSE_URL: `the embedded engine belongs to one process, so ${needs.clickhouse} reads a ClickHouse server` } : {}),
+  };
+}

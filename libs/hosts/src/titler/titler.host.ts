@@ -4,7 +4,7 @@ import { NatsKvLeaseManager, type LeaseManager } from '@loom/leases';
 import { createLogger, installTracing, loadConfigSections, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
 import { MeteredLlm, ModelPrices, type LlmProvider } from '@loom/providers';
 import { NatsLink } from '@loom/transport';
-import { requireSplit, ServiceSections } from '../shared/host-config';
+import { requireSplit, ServiceSections, splitRequirements } from '../shared/host-config';
 import { configuredLlm } from '../shared/llm';
 import { serviceModule, serviceReadiness, startService, type RunningService } from '../shared/service-host';
 
@@ -13,9 +13,7 @@ export const TitlerSections = [...ServiceSections, 'llm', 'modelPrices', 'titler
 export type TitlerConfig = Pick<LoomConfig, (typeof TitlerSections)[number]>;
 
 export function loadTitlerConfig(env: Record<string, string | undefined> = process.env): TitlerConfig {
-  const config = loadConfigSections(TitlerSections, env);
-  requireSplit(config, { nats: 'replicas share the pass lease on NATS KV', clickhouse: 'a separate titler' });
-  return config;
+  return loadConfigSections(TitlerSections, env, splitRequirements({ nats: 'replicas share the pass lease on NATS KV', clickhouse: 'a separate titler' }));
 }
 
 /**

@@ -227,7 +227,12 @@ export function loadConfig(env: Env = process.env): LoomConfig {
  * Parses only the variables of the given sections, and fails with the list of every bad one
  * among them: a service is never stopped by a variable it does not read.
  */
-export function loadConfigSections<K extends ConfigSection>(wanted: readonly K[], env: Env = process.env): Pick<LoomConfig, K> {
+export function loadConfigSections<K extends ConfigSection>(
+  wanted: readonly K[],
+  env: Env = process.env,
+  /** Variables this process cannot run without, each with the reason, listed with the other problems. */
+  required: Record<string, string> = {},
+): Pick<LoomConfig, K> {
   const problems: string[] = [];
   const str = (name: string): string | undefined => {
     const value = env[name]?.trim();
@@ -406,6 +411,7 @@ export function loadConfigSections<K extends ConfigSection>(wanted: readonly K[]
     // Embedded, no other process can open the data directory: nothing would ever run an erasure.
     problems.push('LOOM_ERASURE_RUNS_IN=service needs the split topology (LOOM_CLICKHOUSE_URL and the erasure service); embedded, leave it unset and the gateway runs erasures');
   }
+  for (const [name, why] of Object.entries(required)) if (str(name) === undefined) problems.push(`${name} is required: ${why}`);
   if (problems.length > 0) throw new ConfigError(problems);
   return config as Pick<LoomConfig, K>;
 }
