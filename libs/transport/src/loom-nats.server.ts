@@ -184,6 +184,12 @@ export class LoomNatsServer extends Server implements CustomTransportStrategy {
         if (this.stopped || this.link.connection.isClosed()) return;
         this.options.log?.warn({ subject, err: (error as Error).message }, 'fetching durable work failed; retrying in a second');
         await new Promise((resolve) => setTimeout(resolve, 1_000));
+        // A server that came back without its store (no persistence) lost the stream: make it again.
+        if (/not found/i.test((error as Error).message)) {
+          await ensureWorkStream(this.link.connection)
+            .then(() => ensureWorkConsumer(this.link.connection, subject, this.options.ackWaitMs))
+            .catch(() => undefined);
+        }
       }
     }
   }

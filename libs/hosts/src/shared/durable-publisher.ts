@@ -17,6 +17,10 @@ export function durablePublisher(link: NatsLink, logger: Logger): (subject: Dura
     });
     void stream
       .then(() => publishWork(link.connection.jetstream(), subject, payload, msgId, headers))
-      .catch((error: unknown) => logger.warn({ subject, msg_id: msgId, err: (error as Error).message }, 'could not hand durable work to JetStream; it is stored, and the service finds it on its next poll'));
+      .catch((error: unknown) => {
+        // Look for the stream again next time: the server may have come back without it.
+        stream = undefined;
+        logger.warn({ subject, msg_id: msgId, err: (error as Error).message }, 'could not hand durable work to JetStream; it is stored, and the service finds it on its next poll');
+      });
   };
 }
