@@ -20,16 +20,24 @@ describe('split topology (separate processes on NATS)', () => {
   let storage: Storage;
   let llm: OpenAiCompatibleServer;
   beforeAll(async () => {
-    llm = await startOpenAiCompatibleServer({ chat: (messages) => `Title ${/thread-(\d+)/.exec(messages.map((m) => m.content).join(' '))?.[1] ?? 'x'}` });
+    llm = await startOpenAiCompatibleServer({
+      chat: (messages) => {
+        const text = messages.map((m) => m.content).join(' ');
+        // A brief revision: JSON, unless the events ask the model to fail.
+        if (text.includes('What happened since:')) return text.includes('unparseable') ? 'no JSON here' : JSON.stringify({ goal: 'Move invoices to the ledger', status: 'export job next' });
+        return `Title ${/thread-(\d+)/.exec(text)?.[1] ?? 'x'}`;
+      },
+    });
     topology = await startSplitTopology({
       embedders: 2,
       titlers: 2,
       erasers: 1,
       compactors: 1,
+      condensers: 1,
       gateways: 2,
       // Both gateways look for due deferred extractions every 100 ms, so their looks race. The
       // erasure service polls every 10 minutes: the erasures the test sees done were nudged over NATS.
-      env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'titles', LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS: '1', LOOM_MEMORY_EXTRACTION_POLL_MS: '100', LOOM_ERASURE_POLL_MS: '600000', LOOM_ERASURE_RUNS_IN: 'service', LOOM_COMPACTION_RUNS_IN: 'service' },
+      env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'titles', LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS: '1', LOOM_MEMORY_EXTRACTION_POLL_MS: '100', LOOM_ERASURE_POLL_MS: '600000', LOOM_ERASURE_RUNS_IN: 'service', LOOM_COMPACTION_RUNS_IN: 'service', LOOM_BRIEFS_RUNS_IN: 'service' },
     });
     storage = Storage.open({ url: topology.clickhouseUrl, database: topology.database, dataDir: '/nonexistent' });
   }, 120_000);
@@ -84,7 +92,7 @@ describe('split topology (separate processes on NATS)', () => {
     expect(await countRows(storage, 'conversations', { namespace: ns }, false)).toBe(100);
   });
 
-  it('deferred extractions accepted by either gateway run once each, though both replicas keep looking for due work (NATS KV leases)', async () => {
+  it('[issue 11: durable events] deferred extractions accepted by either gateway run once each in the brief condenser (LOOM_BRIEFS_RUNS_IN=service), handed over on JetStream and found by its poll as well (NATS KV leases)', async () => {
     const ns = uniqueNamespace();
     const apis = topology.urls.map((u) => new LoomApi(u, topology.admin.token));
     const accepted = await Promise.all(
@@ -143,9 +151,68 @@ describe('split topology (separate processes on NATS)', () => {
     expect(compactor.output()).toContain('"msg":"compaction done"');
     expect((await b.call('conversation.compact', { namespace: ns, thread_id: 'long', keep_recent: -1 })).status).toBe(400);
     await compactor.stop();
-    const none = await b.call('conversation.compact', { namespace: ns, thread_id: 'long' });
-    expect(none.status).toBe(503);
-    expect(none.body.error.message).toContain('start the compactor service');
+    try {
+      const none = await b.call('conversation.compact', { namespace: ns, thread_id: 'long' });
+      expect(none.status).toBe(503);
+      expect(none.body.error.message).toContain('start the compactor service');
+    } finally {
+      await topology.startWorkers('compactor', 1);
+    }
+  });
+
+  it('[issue 11: brief condenser] session.brief_save sent to either gateway runs in the brief condenser (LOOM_BRIEFS_RUNS_IN=service) and answers the same op, errors included; a bad request is a 400 at the gateway; with no condenser it is a 503 that says what to start', async () => {
+    const ns = uniqueNamespace();
+    const [a, b] = topology.urls.map((u) => new LoomApi(u, topology.admin.token)) as [LoomApi, LoomApi];
+    const condenser = topology.processes().find((p) => p.name === 'brief-condenser-1')!;
+    const revisions = () => llm.requests.filter((r) => JSON.stringify(r.body).includes(`ledger work ${ns}`)).length;
+    // Model windows, in the condenser.
+    const saved = await a.ok('session.brief_save', { namespace: ns, brief_key: 'ledger', session_id: 's1', event_cursor: 'c1', events: [{ kind: 'user', text: `ledger work ${ns}: move the invoices` }] });
+    expect(saved).toMatchObject({ brief_key: 'ledger', changed: true, revision: 1, author: 'llm', windows: { revised: 1, failed: 0, switched_off: 0 } });
+    expect(revisions()).toBe(1);
+    // A retry of the same (session, cursor) is answered as one, and calls no model.
+    expect(await b.ok('session.brief_save', { namespace: ns, brief_key: 'ledger', session_id: 's1', event_cursor: 'c1', events: [{ kind: 'user', text: `ledger work ${ns}: move the invoices` }] })).toMatchObject({
+      changed: false,
+      reason: 'retry',
+      revision: 1,
+    });
+    expect(revisions()).toBe(1);
+    // The model-free builder, in the condenser too.
+    expect(await b.ok('session.brief_save', { namespace: ns, brief_key: 'ledger', use_llm: false, sections: { next_steps: ['update the export job'] } })).toMatchObject({ changed: true, revision: 2, author: 'model' });
+    const { brief } = await a.ok('session.brief_get', { namespace: ns, brief_key: 'ledger' });
+    expect(brief).toMatchObject({ revision: 2, sections: { goal: 'Move invoices to the ledger', next_steps: ['update the export job'] } });
+    for (const deadline = Date.now() + 5_000; (condenser.output().match(/"msg":"brief revised"/g)?.length ?? 0) < 3 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    expect(condenser.output().match(/"msg":"brief revised"/g)).toHaveLength(3);
+    // The op's own errors come back as the op's: a conflict, and every window failing.
+    const conflict = await b.call('session.brief_save', { namespace: ns, brief_key: 'ledger', if_revision: 1, sections: { goal: 'x' } });
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.error.message).toContain('is at revision 2, not 1');
+    const failed = await a.call('session.brief_save', { namespace: ns, brief_key: 'ledger', events: [{ kind: 'user', text: `ledger work ${ns}: unparseable` }] });
+    expect(failed.status).toBe(503);
+    expect(failed.body.error.message).toContain('no event window of this save could be revised');
+    // Bad input never leaves the gateway.
+    expect((await a.call('session.brief_save', { namespace: ns, brief_key: 'ledger', events: 'nope' })).status).toBe(400);
+    await condenser.stop();
+    try {
+      const none = await a.call('session.brief_save', { namespace: ns, brief_key: 'ledger', sections: { goal: 'y' } });
+      expect(none.status).toBe(503);
+      expect(none.body.error.message).toContain('start the brief-condenser service');
+    } finally {
+      await topology.startWorkers('brief-condenser', 1);
+    }
+  });
+
+  it('[issue 11: one shape] every service serves /healthz, /readyz (ready, with its NATS check) and /metrics (loom_nats_connected 1)', async () => {
+    const urls = Object.entries(topology.serviceUrls()).filter(([name]) => topology.processes().some((p) => p.name === name && p.child.exitCode === null));
+    expect(urls.map(([name]) => name.replace(/-\d+$/, '')).sort()).toEqual(expect.arrayContaining(['brief-condenser', 'compactor', 'embedder', 'erasure', 'titler']));
+    for (const [name, url] of urls) {
+      expect([name, (await fetch(`${url}/healthz`)).status]).toEqual([name, 200]);
+      const ready = await fetch(`${url}/readyz`);
+      const body = (await ready.json()) as { checks: Record<string, boolean> };
+      expect([name, ready.status, body.checks.nats]).toEqual([name, 200, true]);
+      if (!name.startsWith('embedder')) expect([name, body.checks.storage]).toEqual([name, true]);
+      expect([name, /^loom_nats_connected\{[^}]*\} 1$/m.test(await (await fetch(`${url}/metrics`)).text())]).toEqual([name, true]);
+    }
+    expect(await (await fetch(`${topology.url}/metrics`)).text()).toMatch(/^loom_nats_connected\{[^}]*\} 1$/m);
   });
 
   it('an MCP session started on one gateway replica is served by the other', async () => {

@@ -2,7 +2,7 @@ import { coversAllNamespaces, resolveNamespace, resolveUserId, type AuthService 
 import { ALL_AGENTS, LoomError, type OpName, type OpRequest, type OpResponse } from '@loom/contracts';
 import type { ConversationPlane, NamespaceSet } from '@loom/conversations';
 import { ContextPackService, type MemoryService, type ObservationsService } from '@loom/memory';
-import { scopeFor, type BriefsService } from '@loom/briefs';
+import { scopeFor, type BriefSaver, type BriefsService } from '@loom/briefs';
 import type { ErasureService } from '@loom/erasure';
 import type { RunsService } from '@loom/runs';
 import type { QuarantineService } from '@loom/clickhouse';
@@ -29,6 +29,8 @@ export interface OpServices {
   memory: MemoryService;
   observations: ObservationsService;
   briefs: BriefsService;
+  /** Where session.brief_save runs: `briefs` itself unless a brief condenser does (LOOM_BRIEFS_RUNS_IN=service). */
+  briefSaver?: BriefSaver;
   erasure: ErasureService;
   runs: RunsService;
   auth: AuthService;
@@ -37,7 +39,7 @@ export interface OpServices {
 }
 
 /** Adapters from ops to services: take the validated input, call one service method, return. */
-export function createOpHandlers({ plane, memory, observations, briefs, erasure, runs, auth, quarantine }: OpServices): OpHandlers {
+export function createOpHandlers({ plane, memory, observations, briefs, briefSaver = briefs, erasure, runs, auth, quarantine }: OpServices): OpHandlers {
   /** Every namespace the token covers: a person's data is erased (and exported) wherever it is. */
   const callerNamespaces = (ctx: OpContext): NamespaceSet => (coversAllNamespaces(ctx.principal) ? { all: true } : { all: false, namespaces: ctx.principal.namespaces });
   const contextPack = new ContextPackService(memory, plane.search, observations);
@@ -80,7 +82,7 @@ export function createOpHandlers({ plane, memory, observations, briefs, erasure,
     'observe.record': (ctx, input) => observations.record(ctx.namespace, writingAgent(ctx, 'observe.record'), input),
     'observe.list': (ctx, input) => observations.list(ctx.namespace, ctx.agent, input),
     'observe.crystallize': (ctx, input) => observations.crystallize(ctx.namespace, input),
-    'session.brief_save': (ctx, input) => briefs.save(ctx.namespace, writingAgent(ctx, 'session.brief_save'), scopeFor(ctx.principal), input),
+    'session.brief_save': (ctx, input) => briefSaver.save(ctx.namespace, writingAgent(ctx, 'session.brief_save'), scopeFor(ctx.principal), input),
     'session.brief_get': (ctx, input) => briefs.get(ctx.namespace, scopeFor(ctx.principal), input),
     'session.brief_list': (ctx, input) => briefs.list(ctx.namespace, ctx.agent, scopeFor(ctx.principal), input),
     'session.brief_delete': (ctx, input) => briefs.delete(ctx.namespace, scopeFor(ctx.principal), input),

@@ -1,8 +1,8 @@
 // @Type (nested validation) reads design-time metadata.
 import 'reflect-metadata';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
-import { NamespacedRequest, IdField, IsoTime, Optional } from '../common.dto';
+import { NamespacedRequest, IdField, IsoTime, NAMESPACE_PATTERN, Optional } from '../common.dto';
 import { Limits } from '../limits';
 import { TurnRoles, type TurnRole } from '../conversations/conversation.dto';
 
@@ -119,4 +119,16 @@ export interface RecallHit {
 }
 export interface RecallResponse {
   hits: RecallHit[];
+}
+
+/**
+ * `loom.memory.extraction-requested.v1` (durable work): a deferred extraction a gateway stored,
+ * for the brief condenser to run. The stored row (`memory_extractions`) is the record; this is
+ * the delivery.
+ */
+export class MemoryExtractionRequestedEvent {
+  @IsString() @Matches(NAMESPACE_PATTERN, { message: 'namespace is a namespace name' }) namespace!: string;
+  @IdField() extraction_id!: string;
+
+  static readonly example: MemoryExtractionRequestedEvent = Object.assign(new MemoryExtractionRequestedEvent(), { namespace: 'acme', extraction_id: 'ext_1' });
 }

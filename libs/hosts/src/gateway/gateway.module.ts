@@ -1,12 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { HttpErrorFilter } from './http/not-found.filter';
-import { OpsController } from './http/ops.controller';
-import { DashboardController } from './http/dashboard.controller';
-import { McpController } from './http/mcp.controller';
-import { OpenApiController } from './http/openapi/openapi.controller';
-import { LOOM_METRICS, MCP_ENDPOINT, OP_DISPATCHER, READINESS } from './http/tokens';
-import type { GatewayRuntime } from './runtime';
+import { DashboardController, HttpErrorFilter, LOOM_METRICS, MCP_ENDPOINT, McpController, OP_DISPATCHER, OpenApiController, OpsController, READINESS } from '@loom/api';
+import type { GatewayRuntime } from './gateway.runtime';
 
 /** The gateway's composition root: the runtime's services behind the HTTP controller. */
 @Module({})

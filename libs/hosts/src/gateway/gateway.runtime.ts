@@ -1,24 +1,25 @@
 import { AuthService, TokenRepository } from '@loom/auth';
-import { Subjects, type ErasureRequestedEvent } from '@loom/contracts';
+import { Subjects, type ErasureRequestedEvent, type MemoryExtractionRequestedEvent } from '@loom/contracts';
 import { runMigrations, Storage, type MigrationReport } from '@loom/clickhouse';
 import { MemoryService, ObservationsService } from '@loom/memory';
 import { createConversationPlane, EmbeddingClient, InProcessThreadFence, RemoteCompaction, StorageCheckedFence, StoredTurnKeys, type ConversationPlane, type TitlerWorker } from '@loom/conversations';
 import { MeteredLlm, ModelPrices, type LlmProvider, type LlmPurpose } from '@loom/providers';
-import { createLogger, installTracing, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
+import { createLogger, installTracing, LoomMetrics, type Logger } from '@loom/platform';
 import { InProcessRequestClient, NatsKvLock, NatsRequestClient, type RequestClient } from '@loom/transport';
-import { createOpHandlers } from './ops/op-handlers';
-import { OpDispatcher } from './ops/op-dispatcher';
-import { Readiness } from './http/readiness';
-import { reportQuarantined } from './quarantine-report';
-import { briefLlm, configuredLlm, createTitlerWorker } from './titler';
-import { BriefsService } from '@loom/briefs';
+import { createOpHandlers, McpEndpoint, OpDispatcher, Readiness } from '@loom/api';
+import { reportQuarantined } from '../shared/quarantine-report';
+import { durablePublisher } from '../shared/durable-publisher';
+import { reportNatsState } from '../shared/nats-state';
+import { briefLlm, configuredLlm } from '../shared/llm';
+import { createTitlerWorker } from '../titler/titler.host';
+import type { GatewayConfig } from './gateway.host';
+import { BriefsService, RemoteBriefRevision } from '@loom/briefs';
 import { applyRetention, ErasureService } from '@loom/erasure';
 import { RunsService } from '@loom/runs';
-import { McpEndpoint } from './mcp/mcp-endpoint';
 import { InMemoryLeaseManager, NatsKvLeaseManager } from '@loom/leases';
 
 export interface GatewayRuntime {
-  config: LoomConfig;
+  config: GatewayConfig;
   storage: Storage;
   requests: RequestClient;
   auth: AuthService;
@@ -41,7 +42,7 @@ export interface GatewayRuntime {
  * Wires the gateway's adapters from config: embedded chDB or a ClickHouse server, the process
  * hub or NATS. Nothing past this function branches on the mode. Migrations run at start.
  */
-export async function createGatewayRuntime(config: LoomConfig, options: { logger?: Logger; metrics?: LoomMetrics; llm?: LlmProvider } = {}): Promise<GatewayRuntime> {
+export async function createGatewayRuntime(config: GatewayConfig, options: { logger?: Logger; metrics?: LoomMetrics; llm?: LlmProvider } = {}): Promise<GatewayRuntime> {
   installTracing(config.traces, config.natsUrl ? 'loom-gateway' : 'loom');
   const logger = options.logger ?? createLogger('gateway', config.logLevel);
   const metrics = options.metrics ?? new LoomMetrics('gateway');
@@ -117,9 +118,14 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
         return failure === undefined ? true : { ready: false, reason: `writes are failing: ${failure}` };
       },
     });
+    if (nats) reportNatsState(nats.link, metrics, logger);
+    // Work handed to a service durably (JetStream), after it was stored.
+    const handOver = nats ? durablePublisher(nats.link, logger) : undefined;
+    const condenser = config.briefCondenser.runsIn === 'service' && handOver !== undefined;
     const memory = new MemoryService(storage, new EmbeddingClient(requests, config.embedRequestTimeoutMs, metrics), metered('extraction'), { metrics, logger }, {
       leases,
       options: { maxAttempts: config.memoryExtraction.attempts, retryBaseMs: config.memoryExtraction.retryMs, pollMs: config.memoryExtraction.pollMs },
+      ...(condenser ? { runs: 'elsewhere' as const, notify: (event: MemoryExtractionRequestedEvent) => handOver(Subjects.memoryExtractionRequested, event, event.extraction_id) } : {}),
     });
     memory.start();
     // The org's switch for brief model calls is a live setting, read before each window.
@@ -129,14 +135,17 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
       leases,
       metrics,
       options: { maxAttempts: config.erasure.attempts, retryBaseMs: config.erasure.retryMs, pollMs: config.erasure.pollMs, runs: config.erasure.runsIn === 'gateway' ? 'here' : 'elsewhere' },
-      // The erasure service looks at once instead of at its next poll.
-      ...(nats ? { notify: (event: ErasureRequestedEvent) => nats.connection.publish(Subjects.erasureRequested, JSON.stringify(event)) } : {}),
+      // The erasure service takes it from JetStream at once instead of at its next poll.
+      ...(handOver ? { notify: (event: ErasureRequestedEvent) => handOver(Subjects.erasureRequested, event, event.erasure_id) } : {}),
     });
     erasure.start();
     if (config.erasure.runsIn === 'service') logger.info('erasures run in the erasure service (LOOM_ERASURE_RUNS_IN=service): this gateway stores requests and waits for their records');
     const runs = new RunsService(storage, leases, prices);
     const observations = new ObservationsService(storage, memory, leases);
-    const dispatcher = new OpDispatcher(createOpHandlers({ plane, memory, observations, briefs, erasure, runs, auth, quarantine: storage.quarantine }), auth, metrics, logger);
+    // A save waits for the brief's lease (up to 60 s), then for each of its model windows.
+    const briefSaver = condenser ? new RemoteBriefRevision(requests, 60_000 + config.llm.timeoutMs * config.briefs.maxWindows + 5_000) : briefs;
+    if (condenser) logger.info('session.brief_save and deferred memory extractions run in the brief condenser (LOOM_BRIEFS_RUNS_IN=service): this gateway sends saves over NATS and hands extractions over JetStream');
+    const dispatcher = new OpDispatcher(createOpHandlers({ plane, memory, observations, briefs, briefSaver, erasure, runs, auth, quarantine: storage.quarantine }), auth, metrics, logger);
     const mcp = new McpEndpoint(auth, dispatcher, runs, config.mcp.sessionRunIdleSeconds, storage, logger);
     // Idle MCP runs are closed on a cadence well inside the idle time.
     const sweeper = setInterval(() => void mcp.sweep().catch((error: unknown) => logger.warn({ err: error }, 'closing idle MCP runs failed; next sweep retries')), Math.min(30, Math.max(1, config.mcp.sessionRunIdleSeconds / 2)) * 1000);
