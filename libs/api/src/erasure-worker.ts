@@ -5,6 +5,7 @@ import { ErasureService } from '@loom/erasure';
 import { NatsKvLeaseManager } from '@loom/leases';
 import { createLogger, flushTracing, installTracing, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
 import { connect } from 'nats';
+import { NATS_CONNECTION_POLICY } from '@loom/transport';
 import { serveWorkerMetrics } from './http/metrics-server';
 
 export interface RunningErasureService {
@@ -22,7 +23,7 @@ export async function startErasureService(config: LoomConfig, options: { logger?
   const logger = options.logger ?? createLogger('erasure', config.logLevel);
   const metrics = new LoomMetrics('erasure');
   if (!config.natsUrl) throw new Error('the erasure service needs LOOM_NATS_URL for its leases (for one process with everything in it, run `loom up`)');
-  const nc = await connect({ servers: config.natsUrl, name: 'loom-erasure' });
+  const nc = await connect({ servers: config.natsUrl, name: 'loom-erasure', ...NATS_CONNECTION_POLICY });
   const storage = Storage.open({ ...config.clickhouse, dataDir: config.dataDir });
   // Other processes append to these threads: only storage knows whether a thread changed.
   const erasure = new ErasureService(storage, new StorageCheckedFence(), logger, {

@@ -4,6 +4,7 @@ import { NatsKvLeaseManager, type LeaseManager } from '@loom/leases';
 import { createLogger, flushTracing, installTracing, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
 import { createLlmProvider, MeteredLlm, ModelPrices, type LlmProvider } from '@loom/providers';
 import { connect } from 'nats';
+import { NATS_CONNECTION_POLICY } from '@loom/transport';
 import { serveWorkerMetrics } from './http/metrics-server';
 
 /** The model the deployment configured for its own calls (titles; later summaries and briefs). */
@@ -67,7 +68,7 @@ export async function startTitlerService(config: LoomConfig, options: { logger?:
   const logger = options.logger ?? createLogger('titler', config.logLevel);
   const metrics = new LoomMetrics('titler');
   if (!config.natsUrl) throw new Error('the titler service needs LOOM_NATS_URL for its lease (for one process with everything in it, run `loom up`)');
-  const nc = await connect({ servers: config.natsUrl, name: 'loom-titler' });
+  const nc = await connect({ servers: config.natsUrl, name: 'loom-titler', ...NATS_CONNECTION_POLICY });
   const storage = Storage.open({ ...config.clickhouse, dataDir: config.dataDir });
   const leases = new NatsKvLeaseManager(nc);
   const worker = createTitlerWorker(config, { storage, leases, logger, metrics, ...(options.llm ? { llm: options.llm } : {}) });
