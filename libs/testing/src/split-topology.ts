@@ -20,6 +20,10 @@ export interface SplitTopology {
   processes(): ManagedProcess[];
   /** The /metrics URL of each running embedder. */
   embedderMetricsUrls(): string[];
+  /** The base URL (http://127.0.0.1:<port>) of the metrics port of each running process that has one, by process name. */
+  metricsBaseUrls(): Map<string, string>;
+  /** Starts `count` more replicas of a worker app (titler, erasure, compactor, …), like the start did. */
+  startWorkers(app: string, count: number, env?: Record<string, string>): Promise<ManagedProcess[]>;
   startEmbedders(count: number): Promise<void>;
   stopEmbedders(): Promise<void>;
   stopClickHouse(): Promise<void>;
@@ -42,6 +46,8 @@ export async function startSplitTopology(
     env?: Record<string, string>;
     /** Puts something between Loom and the engine (e.g. a latency proxy): returns the URL Loom's services use instead. */
     storageInFront?: (clickhouseUrl: string) => Promise<string>;
+    /** A NATS server the caller runs (and may stop and start), instead of one of the suite's own. */
+    natsUrl?: string;
   } = {},
 ): Promise<SplitTopology> {
   for (const app of ['cli', 'gateway', 'embedder', 'titler', 'erasure', 'compactor']) {
@@ -54,8 +60,9 @@ export async function startSplitTopology(
   const adminToken = 'split-admin-' + randomBytes(16).toString('hex');
   const quiet = { LOOM_LOG_LEVEL: process.env['LOOM_LOG_LEVEL'] === 'silent' ? 'warn' : (process.env['LOOM_LOG_LEVEL'] ?? 'warn'), OTEL_TRACES_EXPORTER: 'none' };
 
-  const nats = await startTestNats();
+  const nats = options.natsUrl ? { url: options.natsUrl, close: async () => undefined } : await startTestNats();
   const natsUrl = nats.url;
+  const metricsBase = new Map<string, string>();
 
   let clickhouseUrl = process.env['LOOM_TEST_CLICKHOUSE_URL'];
   let clickhouse: ManagedProcess | undefined;
@@ -83,6 +90,7 @@ export async function startSplitTopology(
         LOOM_EMBEDDER_METRICS_PORT: String(metricsPort),
       });
       embedderMetrics.set(embedder, `http://127.0.0.1:${metricsPort}/metrics`);
+      metricsBase.set(embedder.name, `http://127.0.0.1:${metricsPort}`);
       embedders.push(embedder);
       procs.push(embedder);
       started.push(embedder);
@@ -109,18 +117,29 @@ export async function startSplitTopology(
   for (const [i, u] of urls.entries()) await waitFor('the gateway to be ready', () => httpOk(`${u}/readyz`), { processes: [gateways[i]!] });
 
   // Workers start after the gateway has migrated the schema; each logs one line when it serves.
-  const startWorkers = async (app: string, count: number, metricsPortVar: string, ready: string): Promise<void> => {
+  const workerApps: Record<string, { metricsPortVar: string; ready: string }> = {
+    titler: { metricsPortVar: 'LOOM_TITLER_METRICS_PORT', ready: 'titler service started' },
+    erasure: { metricsPortVar: 'LOOM_ERASURE_METRICS_PORT', ready: 'erasure service started' },
+    compactor: { metricsPortVar: 'LOOM_COMPACTOR_METRICS_PORT', ready: 'compactor serving' },
+  };
+  const startWorkers = async (app: string, count: number, env: Record<string, string> = {}): Promise<ManagedProcess[]> => {
+    const { metricsPortVar, ready } = workerApps[app] ?? { metricsPortVar: '', ready: '' };
+    if (!metricsPortVar) throw new Error(`no worker app named ${app}`);
     const started: ManagedProcess[] = [];
     for (let i = 0; i < count; i += 1) {
-      const worker = launch(`${app}-${i + 1}`, process.execPath, [join(DIST, app, 'src', 'main.js')], { ...baseEnv, LOOM_LOG_LEVEL: 'info', [metricsPortVar]: String(await freePort()) });
+      const port = await freePort();
+      const name = `${app}-${procs.filter((p) => p.name.startsWith(`${app}-`)).length + 1}`;
+      const worker = launch(name, process.execPath, [join(DIST, app, 'src', 'main.js')], { ...baseEnv, LOOM_LOG_LEVEL: 'info', [metricsPortVar]: String(port), ...env });
+      metricsBase.set(name, `http://127.0.0.1:${port}`);
       started.push(worker);
       procs.push(worker);
     }
     await waitFor(`${app} processes to start`, async () => started.every((p) => p.output().includes(ready)), { processes: started });
+    return started;
   };
-  await startWorkers('titler', options.titlers ?? 0, 'LOOM_TITLER_METRICS_PORT', 'titler service started');
-  await startWorkers('erasure', options.erasers ?? 0, 'LOOM_ERASURE_METRICS_PORT', 'erasure service started');
-  await startWorkers('compactor', options.compactors ?? 0, 'LOOM_COMPACTOR_METRICS_PORT', 'compactor serving');
+  await startWorkers('titler', options.titlers ?? 0);
+  await startWorkers('erasure', options.erasers ?? 0);
+  await startWorkers('compactor', options.compactors ?? 0);
 
   return {
     url,
@@ -131,6 +150,8 @@ export async function startSplitTopology(
     database,
     processes: () => [...procs],
     embedderMetricsUrls: () => embedders.map((e) => embedderMetrics.get(e)!),
+    metricsBaseUrls: () => new Map([...metricsBase].filter(([name]) => procs.some((p) => p.name === name && p.child.exitCode === null && p.child.signalCode === null))),
+    startWorkers,
     startEmbedders,
     stopEmbedders: async () => {
       await Promise.all(embedders.splice(0).map((p) => p.stop()));
