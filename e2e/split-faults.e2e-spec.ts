@@ -6,7 +6,7 @@ import { Storage } from '@loom/clickhouse';
 import {
   countRows,
   launch,
-  LoomApi,
+  type LoomApi,
   sleep,
   startCuttableProxy,
   startLatencyProxy,
