@@ -178,7 +178,8 @@ describe('[issue 11: faults in the split topology] NATS stopped for 60 s, then r
         )
       )[0]!;
     await waitFor('the outage turns to be embedded', async () => Number((await embedded()).ok) === during.length, { timeoutMs: 40_000 }).catch(() => undefined);
-    expect({ acknowledged: acknowledged.length, ...(await embedded()) }).toEqual({ acknowledged: acknowledged.length, ok: String(during.length), waiting: '0' });
+    const counts = await embedded();
+    expect({ acknowledged: acknowledged.length, embedded: Number(counts.ok), waiting: Number(counts.waiting) }).toEqual({ acknowledged: acknowledged.length, embedded: during.length, waiting: 0 });
     const search = await topology.admin.ok('conversation.search', { namespace: ns, query: 'while NATS is down', search_mode: 'vector', limit: 50 });
     expect(search.mode).toBe('vector');
     expect(search.hits.length).toBeGreaterThan(0);
