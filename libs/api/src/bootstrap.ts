@@ -5,7 +5,7 @@ import { EmbedderModule } from '@loom/embedding';
 import { createEmbeddingProvider, type EmbeddingProvider, type LlmProvider } from '@loom/providers';
 import { createLogger, flushTracing, installTracing, LoomMetrics, PinoNestLogger, type LoomConfig, type Logger } from '@loom/platform';
 import { serveMetrics } from './http/metrics-server';
-import { InProcessServer, natsMicroserviceOptions } from '@loom/transport';
+import { InProcessServer, natsMicroserviceOptions, NatsRequestClient } from '@loom/transport';
 import { QueueGroups } from '@loom/contracts';
 import { GatewayModule } from './gateway.module';
 import { createGatewayRuntime, type GatewayRuntime } from './runtime';
@@ -82,9 +82,11 @@ export async function startEmbedder(
   await app.listen();
   // A standalone embedder has no HTTP API, so its metrics get a small server of their own.
   let metricsServer: { close(): Promise<void> } | undefined;
+  // /readyz follows a NATS connection of its own: it goes down and comes back with the server's.
+  const probe = options.serveMetricsOnPort && config.natsUrl ? await NatsRequestClient.connect(config.natsUrl, 'loom-embedder-readiness') : undefined;
   if (options.serveMetricsOnPort) {
     try {
-      metricsServer = await serveMetrics(metrics, options.serveMetricsOnPort, config.host);
+      metricsServer = await serveMetrics(metrics, options.serveMetricsOnPort, config.host, probe ? { nats: () => probe.ping() } : {});
     } catch (error) {
       // Embedding is this process's job; missing metrics must not stop it.
       logger.error(
@@ -100,6 +102,7 @@ export async function startEmbedder(
     close: async () => {
       await app.close();
       await metricsServer?.close();
+      await probe?.close();
       await flushTracing();
     },
   };

@@ -76,7 +76,10 @@ export async function startCompactorService(config: LoomConfig, options: { logge
       );
     },
   });
-  const metricsServer = await serveWorkerMetrics(metrics, options.serveMetricsOnPort, config.host, logger, 'LOOM_COMPACTOR_METRICS_PORT');
+  const metricsServer = await serveWorkerMetrics(metrics, options.serveMetricsOnPort, config.host, logger, 'LOOM_COMPACTOR_METRICS_PORT', {
+    nats: () => requests.ping(),
+    storage: () => storage.ping(),
+  });
   if (llm.name === 'fake') logger.warn('the compactor has only the fake LLM: every conversation.compact answers not_configured (set LOOM_LLM_BASE_URL and LOOM_LLM_MODEL)');
   logger.info({ metrics_port: options.serveMetricsOnPort ?? null, llm: llm.name, model: llm.model }, 'compactor serving');
   return {

@@ -6,7 +6,7 @@ import { NatsKvLeaseManager } from '@loom/leases';
 import { createLogger, flushTracing, installTracing, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
 import { connect } from 'nats';
 import { NATS_CONNECTION_POLICY } from '@loom/transport';
-import { serveWorkerMetrics } from './http/metrics-server';
+import { natsAnswers, serveWorkerMetrics } from './http/metrics-server';
 
 export interface RunningErasureService {
   erasure: ErasureService;
@@ -45,7 +45,10 @@ export async function startErasureService(config: LoomConfig, options: { logger?
       erasure.queue.kick();
     },
   });
-  const metricsServer = await serveWorkerMetrics(metrics, options.serveMetricsOnPort, config.host, logger, 'LOOM_ERASURE_METRICS_PORT');
+  const metricsServer = await serveWorkerMetrics(metrics, options.serveMetricsOnPort, config.host, logger, 'LOOM_ERASURE_METRICS_PORT', {
+    nats: () => natsAnswers(nc),
+    storage: () => storage.ping(),
+  });
   if (config.erasure.runsIn !== 'service') {
     logger.warn('LOOM_ERASURE_RUNS_IN is not "service": the gateways run erasures too. Both are safe (each request runs under its lease); set it to "service" on the gateways to leave the work here.');
   }

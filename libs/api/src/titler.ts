@@ -5,7 +5,7 @@ import { createLogger, flushTracing, installTracing, LoomMetrics, type Logger, t
 import { createLlmProvider, MeteredLlm, ModelPrices, type LlmProvider } from '@loom/providers';
 import { connect } from 'nats';
 import { NATS_CONNECTION_POLICY } from '@loom/transport';
-import { serveWorkerMetrics } from './http/metrics-server';
+import { natsAnswers, serveWorkerMetrics } from './http/metrics-server';
 
 /** The model the deployment configured for its own calls (titles; later summaries and briefs). */
 export function configuredLlm(config: LoomConfig): LlmProvider {
@@ -73,7 +73,10 @@ export async function startTitlerService(config: LoomConfig, options: { logger?:
   const leases = new NatsKvLeaseManager(nc);
   const worker = createTitlerWorker(config, { storage, leases, logger, metrics, ...(options.llm ? { llm: options.llm } : {}) });
   worker?.start();
-  const metricsServer = await serveWorkerMetrics(metrics, options.serveMetricsOnPort, config.host, logger, 'LOOM_TITLER_METRICS_PORT');
+  const metricsServer = await serveWorkerMetrics(metrics, options.serveMetricsOnPort, config.host, logger, 'LOOM_TITLER_METRICS_PORT', {
+    nats: () => natsAnswers(nc),
+    storage: () => storage.ping(),
+  });
   logger.info({ metrics_port: options.serveMetricsOnPort ?? null, running: worker !== undefined }, 'titler service started');
   return {
     worker,
