@@ -102,7 +102,8 @@ describe('deployment manifests (deploy/, docker-compose.yml)', () => {
     // about which secrets it uses: it is held to the shared settings only.
     const needs = (app: string, args: string[], configured: Set<string>): string[] => {
       const read = readsOf(app, args);
-      const parsesEverything = [...known].every((name) => read.includes(name));
+      // (OTEL_* variables are read only when they matter, e.g. headers only with an endpoint.)
+      const parsesEverything = [...known].filter((name) => name.startsWith('LOOM_')).every((name) => read.includes(name));
       return read.filter((name) => configured.has(name) && !(parsesEverything && secrets.has(name)));
     };
     const configMap = manifests.flatMap((m) => m.docs).find((d) => d['kind'] === 'ConfigMap')!;
