@@ -118,13 +118,13 @@ describe('[issue 11: faults in the split topology] NATS stopped for 60 s, then r
       during.push({ msg_id: msgId, status: answer.status, stored: answer.body?.stored, code: answer.body?.error?.code, message: answer.body?.error?.message });
       if (Date.now() - stoppedAt > 5_000 && readiness.length < 20) {
         readiness.push({ at: 'during', who: 'gateway', status: await readyStatus(topology.url) });
-        for (const [who, url] of topology.metricsBaseUrls()) readiness.push({ at: 'during', who, status: await readyStatus(url) });
+        for (const [who, url] of Object.entries(topology.serviceUrls())) readiness.push({ at: 'during', who, status: await readyStatus(url) });
       }
       await sleep(2_000);
     }
     await nats.start();
     // Every process reconnects by itself: none is restarted.
-    const urls = new Map([['gateway', topology.url], ...topology.metricsBaseUrls()]);
+    const urls = new Map([['gateway', topology.url], ...Object.entries(topology.serviceUrls())]);
     await waitFor('every service ready again', async () => (await Promise.all([...urls.values()].map(readyStatus))).every((s) => s === 200), { timeoutMs: 45_000 }).catch(() => undefined);
     for (const [who, url] of urls) readiness.push({ at: 'after', who, status: await readyStatus(url) });
   }, 170_000);

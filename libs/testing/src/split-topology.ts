@@ -20,8 +20,8 @@ export interface SplitTopology {
   processes(): ManagedProcess[];
   /** The /metrics URL of each running embedder. */
   embedderMetricsUrls(): string[];
-  /** The base URL (http://127.0.0.1:<port>) of the metrics port of each running process that has one, by process name. */
-  metricsBaseUrls(): Map<string, string>;
+  /** The base URL (/healthz, /readyz, /metrics) of each running process of a service, by process name. */
+  serviceUrls(): Record<string, string>;
   /** Starts `count` more replicas of a worker app (titler, erasure, compactor, …), like the start did. */
   startWorkers(app: string, count: number, env?: Record<string, string>): Promise<ManagedProcess[]>;
   startEmbedders(count: number): Promise<void>;
@@ -150,7 +150,7 @@ export async function startSplitTopology(
     database,
     processes: () => [...procs],
     embedderMetricsUrls: () => embedders.map((e) => embedderMetrics.get(e)!),
-    metricsBaseUrls: () => new Map([...metricsBase].filter(([name]) => procs.some((p) => p.name === name && p.child.exitCode === null && p.child.signalCode === null))),
+    serviceUrls: () => Object.fromEntries([...metricsBase].filter(([name]) => procs.some((p) => p.name === name && p.child.exitCode === null && p.child.signalCode === null))),
     startWorkers,
     startEmbedders,
     stopEmbedders: async () => {
