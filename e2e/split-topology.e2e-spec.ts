@@ -266,13 +266,22 @@ describe('split topology (separate processes on NATS)', () => {
     expect(reports.filter((r) => r.began === true)).toHaveLength(1);
   });
 
-  it('each embedder serves its own /metrics, with batch sizes and trace-free counters', async () => {
+  it('each embedder serves its own /metrics, with batch sizes, queue depth, calls in flight and batch and provider latency histograms [issue 11: scale the embedder]', async () => {
     const ns = uniqueNamespace();
     await topology.admin.ok('conversation.set_logging', { namespace: ns, enabled: true });
     await Promise.all(Array.from({ length: 10 }, (_, i) => topology.admin.ok('conversation.append', { namespace: ns, thread_id: 't', role: 'user', content: `metrics ${i}` })));
     const texts = await Promise.all(topology.embedderMetricsUrls().map(async (url) => (await fetch(url)).text()));
     const batches = texts.map((t) => Number(/^loom_embed_batch_size_count\{[^}]*\} (\d+)/m.exec(t)?.[1] ?? 0));
     expect(batches.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    // [issue 11] What operators scale the embedder on: its queue, its calls in flight, and the latencies.
+    const count = (name: string) => texts.reduce((sum, t) => sum + Number(new RegExp(`^${name}\\{[^}]*outcome="ok"[^}]*\\} (\\d+)`, 'm').exec(t)?.[1] ?? 0), 0);
+    expect(count('loom_embed_batch_duration_seconds_count')).toBeGreaterThan(0);
+    expect(count('loom_embed_provider_duration_seconds_count')).toBeGreaterThan(0);
+    for (const t of texts) {
+      expect(t).toMatch(/^loom_embedder_queue_depth\{[^}]*\} \d+$/m);
+      expect(t).toMatch(/^loom_embedder_in_flight\{[^}]*\} \d+$/m);
+      expect(t).toMatch(/^loom_embedder_concurrency\{[^}]*\} 4$/m);
+    }
   });
 
   it('with one embedder replica gone, the other still serves every append', async () => {

@@ -10,6 +10,7 @@ export * from './append/embedding.writer';
 export * from './append/stored-turn-keys';
 export * from './embedding/embedding.client';
 export * from './embedding/embedding-columns';
+export * from './embedding/deferred-embeddings.worker';
 export * from './recording/recording.service';
 export * from './settings/live-settings.service';
 export * from './read/read.service';

@@ -37,7 +37,7 @@ export interface SplitTopology {
   /** The base URL (/healthz, /readyz, /metrics) of each running process of a service, by process name. */
   serviceUrls(): Record<string, string>;
   /** Starts `count` more processes of a worker service (named `<app>-<n>`), once each serves. */
-  startWorkers(app: SplitWorker, count: number): Promise<ManagedProcess[]>;
+  startWorkers(app: SplitWorker, count: number, env?: Record<string, string>): Promise<ManagedProcess[]>;
   startEmbedders(count: number): Promise<void>;
   stopEmbedders(): Promise<void>;
   stopClickHouse(): Promise<void>;
@@ -61,6 +61,8 @@ export async function startSplitTopology(
     env?: Record<string, string>;
     /** Puts something between Loom and the engine (e.g. a latency proxy): returns the URL Loom's services use instead. */
     storageInFront?: (clickhouseUrl: string) => Promise<string>;
+    /** A NATS server the caller runs (and may stop and start), instead of one of the suite's own. */
+    natsUrl?: string;
   } = {},
 ): Promise<SplitTopology> {
   for (const app of ['cli', 'gateway', 'embedder', 'titler', 'erasure', 'compactor', 'brief-condenser']) {
@@ -75,7 +77,7 @@ export async function startSplitTopology(
   const adminToken = 'split-admin-' + randomBytes(16).toString('hex');
   const quiet = { LOOM_LOG_LEVEL: process.env['LOOM_LOG_LEVEL'] === 'silent' ? 'warn' : (process.env['LOOM_LOG_LEVEL'] ?? 'warn'), OTEL_TRACES_EXPORTER: 'none' };
 
-  const nats = await startTestNats();
+  const nats = options.natsUrl ? { url: options.natsUrl, close: async () => undefined } : await startTestNats();
   const natsUrl = nats.url;
 
   let clickhouseUrl = process.env['LOOM_TEST_CLICKHOUSE_URL'];
@@ -133,14 +135,14 @@ export async function startSplitTopology(
   for (const [i, u] of urls.entries()) await waitFor('the gateway to be ready', () => httpOk(`${u}/readyz`), { processes: [gateways[i]!] });
 
   // Workers start after the gateway has migrated the schema; each logs one line when it serves.
-  const startWorkers = async (app: SplitWorker, count: number): Promise<ManagedProcess[]> => {
+  const startWorkers = async (app: SplitWorker, count: number, env: Record<string, string> = {}): Promise<ManagedProcess[]> => {
     const started: ManagedProcess[] = [];
     const service = SplitServices[app];
     for (let i = 0; i < count; i += 1) {
       counts[app] = (counts[app] ?? 0) + 1;
       const name = `${app}-${counts[app]}`;
       const port = await freePort();
-      const worker = launch(name, process.execPath, [service.entry], { ...baseEnv, LOOM_LOG_LEVEL: 'info', [service.portVariable]: String(port) });
+      const worker = launch(name, process.execPath, [service.entry], { ...baseEnv, LOOM_LOG_LEVEL: 'info', [service.portVariable]: String(port), ...env });
       serviceUrls[name] = `http://127.0.0.1:${port}`;
       started.push(worker);
       procs.push(worker);
@@ -162,7 +164,8 @@ export async function startSplitTopology(
     database,
     processes: () => [...procs],
     embedderMetricsUrls: () => embedders.map((e) => embedderMetrics.get(e)!),
-    serviceUrls: () => ({ ...serviceUrls }),
+    // Only processes still running: a test that kills one no longer probes it.
+    serviceUrls: () => Object.fromEntries(Object.entries(serviceUrls).filter(([name]) => procs.some((p) => p.name === name && p.child.exitCode === null && p.child.signalCode === null))),
     startWorkers,
     startEmbedders,
     stopEmbedders: async () => {

@@ -32,12 +32,20 @@ export class NatsRequestClient implements RequestClient {
     return this.link.connection;
   }
 
+  /** Connected to NATS now (false while it reconnects, and once closed). */
+  get connected(): boolean {
+    return this.link.connected;
+  }
+
   private get nc(): NatsConnection {
     return this.link.connection;
   }
 
   async request<TRes>(subject: string, payload: unknown, options: { timeoutMs: number }): Promise<TRes> {
     if (this.nc.isClosed()) throw new TransportError('closed', subject, 'the NATS connection is closed');
+    // While NATS reconnects a request would wait in the reconnect buffer for its whole timeout:
+    // fail at once, so the caller falls back (an embed is deferred, a search uses words alone).
+    if (!this.link.connected) throw new TransportError('disconnected', subject, 'the connection to NATS is down (reconnecting)');
     const hdrs = natsHeaders();
     for (const [key, value] of Object.entries(messageHeaders())) hdrs.set(key, value);
     const id = randomUUID();

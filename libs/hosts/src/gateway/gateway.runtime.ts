@@ -2,7 +2,7 @@ import { AuthService, TokenRepository } from '@loom/auth';
 import { Subjects, type ErasureRequestedEvent, type MemoryExtractionRequestedEvent } from '@loom/contracts';
 import { runMigrations, Storage, type MigrationReport } from '@loom/clickhouse';
 import { MemoryService, ObservationsService } from '@loom/memory';
-import { createConversationPlane, EmbeddingClient, InProcessThreadFence, RemoteCompaction, StorageCheckedFence, StoredTurnKeys, type ConversationPlane, type TitlerWorker } from '@loom/conversations';
+import { createConversationPlane, DeferredEmbeddingsWorker, EmbeddingClient, InProcessThreadFence, RemoteCompaction, StorageCheckedFence, StoredTurnKeys, type ConversationPlane, type TitlerWorker } from '@loom/conversations';
 import { MeteredLlm, ModelPrices, type LlmProvider, type LlmPurpose } from '@loom/providers';
 import { createLogger, installTracing, LoomMetrics, type Logger } from '@loom/platform';
 import { InProcessRequestClient, NatsKvLock, NatsRequestClient, type RequestClient } from '@loom/transport';
@@ -17,6 +17,9 @@ import { BriefsService, RemoteBriefRevision } from '@loom/briefs';
 import { applyRetention, ErasureService } from '@loom/erasure';
 import { RunsService } from '@loom/runs';
 import { InMemoryLeaseManager, NatsKvLeaseManager } from '@loom/leases';
+
+/** How often a gateway looks for turns whose embed waited for NATS to come back. */
+const DEFERRED_EMBEDS_EVERY_MS = 5_000;
 
 export interface GatewayRuntime {
   config: GatewayConfig;
@@ -152,6 +155,9 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
     sweeper.unref();
     const titler = nats ? undefined : createTitlerWorker(config, { storage, leases, logger, metrics, llm });
     titler?.start();
+    // Turns appended while NATS was down get their vectors once it is back (ADR 0020).
+    const deferredEmbeds = nats ? new DeferredEmbeddingsWorker(plane.reembed, leases, () => nats.connected, DEFERRED_EMBEDS_EVERY_MS, logger) : undefined;
+    deferredEmbeds?.start();
     return {
       config,
       storage,
@@ -171,6 +177,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
       close: async () => {
         clearInterval(sweeper);
         await titler?.stop();
+        await deferredEmbeds?.stop();
         await memory.close();
         await erasure.close();
         await transport.close();

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { OtelVariables, withOtelVariables } from './otel.config';
 
 export type EmbeddingProviderName = 'hashed' | 'openai' | 'use';
 export type LlmProviderName = 'fake' | 'openai';
@@ -16,6 +17,10 @@ export interface ModelPrice {
 export interface TracesConfig {
   mode: 'none' | 'console' | 'memory' | 'otlp';
   otlp?: { url: string; headers: Record<string, string>; flushMs: number } | undefined;
+  /** OTEL_SERVICE_NAME: replaces the process's own service.name. */
+  serviceName?: string;
+  /** OTEL_RESOURCE_ATTRIBUTES. */
+  resourceAttributes?: Record<string, string>;
 }
 
 /** Every LOOM_* variable, parsed once at boot. `process.env` is read nowhere else. */
@@ -174,6 +179,7 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   },
   { name: 'LOOM_TRACES_OTLP_HEADERS', default: '(unset)', meaning: 'headers for that endpoint as name=value pairs separated by commas, e.g. Authorization=Basic <base64 of public:secret key> for Langfuse (never logged)' },
   { name: 'LOOM_TRACES_OTLP_FLUSH_MS', default: '2000', meaning: 'how long finished spans wait to be sent together' },
+  ...OtelVariables,
 ];
 
 export class ConfigError extends Error {
@@ -388,10 +394,13 @@ export function loadConfigSections<K extends ConfigSection>(
     traces: () => {
       const otlpUrl = url('LOOM_TRACES_OTLP_URL');
       const mode = oneOf<TracesConfig['mode']>('LOOM_TRACES', ['none', 'console', 'memory', 'otlp'], otlpUrl ? 'otlp' : 'none');
-      if (mode === 'otlp' && !otlpUrl) problems.push('LOOM_TRACES_OTLP_URL is required when LOOM_TRACES=otlp');
+      if (mode === 'otlp' && !otlpUrl && !str('OTEL_EXPORTER_OTLP_ENDPOINT') && !str('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')) {
+        problems.push('LOOM_TRACES_OTLP_URL (or OTEL_EXPORTER_OTLP_ENDPOINT) is required when LOOM_TRACES=otlp');
+      }
       const headers = otlpHeaders(str('LOOM_TRACES_OTLP_HEADERS'), problems);
       const flushMs = int('LOOM_TRACES_OTLP_FLUSH_MS', 2_000, 10, 60_000);
-      return { mode, ...(mode === 'otlp' && otlpUrl ? { otlp: { url: otlpUrl, headers, flushMs } } : {}) };
+      // The standard OTEL_* variables fill in what LOOM_TRACES_* leaves unset.
+      return withOtelVariables({ mode, modeSet: str('LOOM_TRACES') !== undefined || otlpUrl !== undefined, url: otlpUrl, headers, flushMs, flushSet: str('LOOM_TRACES_OTLP_FLUSH_MS') !== undefined }, env, problems);
     },
     append: () => ({
       batchLingerMs: int('LOOM_APPEND_BATCH_LINGER_MS', 0, 0, 1000),
