@@ -38,7 +38,7 @@ describe('Lexical backfill of turns stored before the index [issue 10: backfill]
   };
   const backfill = () => new LexicalBackfill(storage(), loom.gateway.runtime.plane.fence);
 
-  it('CONV-SEARCH-26 a turn stored without terms is found by its words after the backfill, scored as if indexed on write; a second run has nothing to do', async () => {
+  it('[issue 10: backfill] a turn stored without terms is found by its words after the backfill, scored as if indexed on write; a second run has nothing to do', async () => {
     const long = `the ledger migration notes ${'filler words here '.repeat(200)} and at the very end the kestrel flag`;
     await storeUnindexed('o1', long);
     await storeUnindexed('o2', 'kestrel flag flipped for the ledger');
@@ -63,7 +63,7 @@ describe('Lexical backfill of turns stored before the index [issue 10: backfill]
     expect(second.indexed).toBe(0);
   });
 
-  it('CONV-SEARCH-27 the backfill skips word-less turns, never revives a tombstoned turn, and indexes an expired transcript from its embedding row', async () => {
+  it('[issue 10: backfill] the backfill skips word-less turns, never revives a tombstoned turn, and indexes an expired transcript from its embedding row', async () => {
     await storeUnindexed('quiet', '?');
     await storeUnindexed('gone', 'osprey deploy notes');
     await storeUnindexed('expired', 'osprey rollback plan', { transcript: false });
@@ -84,7 +84,7 @@ describe('Lexical backfill of turns stored before the index [issue 10: backfill]
 });
 
 describe('Lexical backfill at start [issue 10: backfill]', () => {
-  it('CONV-SEARCH-28 a start finds turns without terms, indexes them in the background and logs its progress', async () => {
+  it('[issue 10: backfill] a start finds turns without terms, indexes them in the background and logs its progress', async () => {
     const env = { LOOM_CONVERSATION_TITLER_ENABLED: 'false', LOOM_DATA_DIR: workerDataDir(), LOOM_CLICKHOUSE_DATABASE: uniqueDatabase() };
     const ns = uniqueNamespace();
     const first = await startTestLoom({ env });
