@@ -136,6 +136,11 @@ describe('Hybrid search under the retention TTL [issue 10: removal paths]', () =
       expect(await lexical(ns)).toEqual(await lexical(twin));
       await storage.command(`ALTER TABLE ${storage.tables.conversations} MATERIALIZE TTL SETTINGS mutations_sync = 2`);
       expect(await lexical(ns)).toEqual(await lexical(twin));
+      // The postings table has the transcript's TTL too: the expired turn's postings leave the disk.
+      await storage.command(`ALTER TABLE ${storage.tables.conversationTerms} MATERIALIZE TTL SETTINGS mutations_sync = 2`);
+      const [left] = await storage.query<{ n: string }>(`SELECT count() AS n FROM ${storage.tables.conversationTerms} WHERE namespace = {ns:String} AND msg_id = 'old'`, { ns });
+      expect(Number(left!.n)).toBe(0);
+      expect(await lexical(ns)).toEqual(await lexical(twin));
       // The vector leg still holds the embedding row (CONV-RET-04): only its words are gone.
       const vectorHits = await loom.admin.ok('conversation.search', { namespace: ns, query: 'a recent turn about the kestrel deploy', search_mode: 'vector', namespace_scope: 'namespace' });
       expect(vectorHits.hits.map((h: Hit) => h.msg_id)).toContain('old');
