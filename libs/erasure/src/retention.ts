@@ -65,6 +65,9 @@ async function applyPostingsRetention(storage: Storage, days: number): Promise<v
     `SELECT create_table_query AS query FROM system.tables WHERE database = {db:String} AND name = 'conversation_terms'`,
     { db: storage.tables.database },
   );
-  if (days > 0) await storage.command(`ALTER TABLE ${storage.tables.conversationTerms} ${onCluster} MODIFY TTL toDateTime(ts) + toIntervalDay(${Math.floor(days)}) DELETE`);
-  else if (/\bTTL\b/.test(table?.query ?? '')) await storage.command(`ALTER TABLE ${storage.tables.conversationTerms} ${onCluster} REMOVE TTL`);
+  const current = table?.query ?? '';
+  // A TTL change rewrites every part of a large table: only when the setting changed.
+  if (days > 0 && !current.includes(`TTL toDateTime(ts) + toIntervalDay(${Math.floor(days)})`)) {
+    await storage.command(`ALTER TABLE ${storage.tables.conversationTerms} ${onCluster} MODIFY TTL toDateTime(ts) + toIntervalDay(${Math.floor(days)}) DELETE`);
+  } else if (days <= 0 && /\bTTL\b/.test(current)) await storage.command(`ALTER TABLE ${storage.tables.conversationTerms} ${onCluster} REMOVE TTL`);
 }
