@@ -37,7 +37,7 @@ describe('split topology (separate processes on NATS)', () => {
       gateways: 2,
       // Both gateways look for due deferred extractions every 100 ms, so their looks race. The
       // erasure service polls every 10 minutes: the erasures the test sees done were nudged over NATS.
-      env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'titles', LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS: '1', LOOM_MEMORY_EXTRACTION_POLL_MS: '100', LOOM_ERASURE_POLL_MS: '600000', LOOM_ERASURE_RUNS_IN: 'service', LOOM_COMPACTION_RUNS_IN: 'service', LOOM_BRIEFS_RUNS_IN: 'service' },
+      env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'titles', LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS: '1', LOOM_MEMORY_EXTRACTION_POLL_MS: '100', LOOM_ERASURE_POLL_MS: '600000', LOOM_ERASURE_RUNS_IN: 'service', LOOM_COMPACTION_RUNS_IN: 'service', LOOM_BRIEFS_RUNS_IN: 'service', LOOM_RETENTION_CONVERSATIONS_DAYS: '3650' },
     });
     storage = Storage.open({ url: topology.clickhouseUrl, database: topology.database, dataDir: '/nonexistent' });
   }, 120_000);
@@ -131,6 +131,40 @@ describe('split topology (separate processes on NATS)', () => {
     for (const deadline = Date.now() + 5_000; done() < 2 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
     expect(done()).toBe(2);
     for (const url of topology.urls) expect(await (await fetch(`${url}/metrics`)).text()).not.toMatch(/loom_jobs_total\{[^}]*kind="erasure"/);
+  });
+
+  it('CONV-SEARCH-21 CONV-SEARCH-22 CONV-SEARCH-23 CONV-SEARCH-25 [issue 10: removal paths] (split): in every search mode, turns the compactor retired, the erasure service erased, a purge removed or the retention TTL expired are not found by their words', async () => {
+    const ns = uniqueNamespace();
+    const person = `u-${ns}`;
+    const api = topology.admin;
+    await api.ok('conversation.set_logging', { namespace: ns, enabled: true });
+    const animals = ['zebu', 'yak', 'gnu', 'emu', 'kudu', 'ibex'];
+    for (let i = 0; i < 6; i++) await api.ok('conversation.append', { namespace: ns, thread_id: 'c', msg_id: `c${i}`, role: 'user', content: `pelican rollout step ${i} ${animals[i]}` });
+    await api.ok('conversation.append', { namespace: ns, thread_id: 'p', msg_id: 'p1', role: 'user', content: 'osprey notes of the person', user_id: person });
+    await api.ok('conversation.append', { namespace: ns, thread_id: 'k', msg_id: 'k1', role: 'user', content: 'osprey notes kept' });
+    // k1 as if logged eleven years ago: past the topology's retention (3,650 days), not yet merged away.
+    const old = new Date(Date.now() - 11 * 365 * 86_400_000).toISOString().replace('T', ' ').replace('Z', '');
+    for (const table of [storage.tables.conversations, storage.tables.conversationEmbeddings]) {
+      const [row] = await storage.query<Record<string, unknown>>(`SELECT * EXCEPT (version) FROM ${table} FINAL WHERE namespace = {ns:String} AND msg_id = 'k1'`, { ns });
+      await storage.insert(table, [{ ...row, msg_id: 'expired', ts: old, version: Date.now() * 1000 }]);
+    }
+    const found = async (query: string, mode: string) =>
+      (await api.ok('conversation.search', { namespace: ns, namespace_scope: 'namespace', query, search_mode: mode, limit: 50 })).hits.map((h: { msg_id: string }) => h.msg_id) as string[];
+    expect(await found('zebu osprey', 'lexical')).toEqual(expect.arrayContaining(['c0', 'p1', 'k1']));
+    expect(await found('osprey', 'lexical')).not.toContain('expired');
+    await api.ok('conversation.compact', { namespace: ns, thread_id: 'c', keep_recent: 2 });
+    expect(await api.ok('erasure.request', { namespace: ns, user_id: person })).toMatchObject({ status: 'done' });
+    for (const mode of ['hybrid', 'vector', 'lexical']) {
+      const hits = [...(await found('pelican rollout step zebu yak', mode)), ...(await found('osprey notes of the person', mode))];
+      expect([mode, hits.filter((m) => /^c[0-3]$/.test(m) || m === 'p1')]).toEqual([mode, []]);
+      // The vector leg's floor decides what it finds; the words find the turns still there.
+      if (mode !== 'vector') expect([mode, hits]).toEqual([mode, expect.arrayContaining(['c4', 'k1'])]);
+    }
+    // An expired turn keeps its embedding row (CONV-RET-04), but is not found by its words.
+    expect(await found('osprey', 'lexical')).toEqual(['k1']);
+    expect(await found('kudu', 'lexical')).toEqual(['c4']);
+    await api.ok('erasure.request', { namespace: ns, namespace_list: [ns], purge: true });
+    for (const mode of ['hybrid', 'vector', 'lexical']) expect([mode, await found('osprey notes pelican rollout', mode)]).toEqual([mode, []]);
   });
 
   it('CONV-COMPACT-01, CONV-COMPACT-02 (split): conversation.compact sent to a gateway runs in the compactor (LOOM_COMPACTION_RUNS_IN=service) and answers the same op; a bad request is a 400 at the gateway; with no compactor it is a 503 that says what to start', async () => {

@@ -5,6 +5,8 @@ export interface BenchOptions {
   only: Set<'append' | 'search' | 'recall'>;
   quick: boolean;
   search1m: boolean;
+  /** Search sizes to measure instead of the defaults (--search-sizes=100000). */
+  searchSizes?: number[];
   /** Providers for the LoCoMo part. */
   providers: string[];
   keep: boolean;

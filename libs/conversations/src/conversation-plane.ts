@@ -18,7 +18,7 @@ import { SavedSearchService } from './saved/saved-search.service';
 import { ReembedService } from './reembed/reembed.service';
 import { TurnsRepository } from './read/turns.repository';
 import { RecordingService } from './recording/recording.service';
-import { SearchService } from './search/search.service';
+import { DEFAULT_STATS_MAX_AGE_MS, SearchService } from './search/search.service';
 import { LiveSettingsService } from './settings/live-settings.service';
 import { ThreadMetaRepository } from './threads/thread-meta.repository';
 import { ThreadsService } from './threads/threads.service';
@@ -41,6 +41,8 @@ export interface ConversationPlaneOptions {
   /** The deployment's LLM (compaction's summarizer); the fake one when absent. */
   llm?: LlmProvider;
   logger?: Logger;
+  /** LOOM_RETENTION_CONVERSATIONS_DAYS (0 or absent: keep forever): lexical search skips expired turns. */
+  retentionDays?: number;
 }
 
 /** The conversation plane's services, wired once per process. */
@@ -88,7 +90,7 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
     ),
     read: new ReadService(turns, meta, settings),
     threads: new ThreadsService(meta, turns, recording, threadLeases),
-    search: new SearchService(storage, embedder, settings),
+    search: new SearchService(storage, embedder, settings, { statsMaxAgeMs: DEFAULT_STATS_MAX_AGE_MS, retentionDays: options.retentionDays ?? 0 }),
     reembed: new ReembedService(storage, embedder, options.fence),
     deletion: new ThreadDeleteService(storage, meta, threadLeases, options.fence),
     saved: new SavedMessagesService(storage, embedder, threadLeases, options.fence, recording, settings, metrics),

@@ -2,7 +2,7 @@ import { AuthService, TokenRepository } from '@loom/auth';
 import { Subjects, type ErasureRequestedEvent, type MemoryExtractionRequestedEvent } from '@loom/contracts';
 import { runMigrations, Storage, type MigrationReport } from '@loom/clickhouse';
 import { MemoryService, ObservationsService } from '@loom/memory';
-import { createConversationPlane, DeferredEmbeddingsWorker, EmbeddingClient, InProcessThreadFence, RemoteCompaction, StorageCheckedFence, StoredTurnKeys, type ConversationPlane, type TitlerWorker } from '@loom/conversations';
+import { createConversationPlane, DeferredEmbeddingsWorker, EmbeddingClient, InProcessThreadFence, LexicalBackfill, RemoteCompaction, StorageCheckedFence, StoredTurnKeys, type ConversationPlane, type TitlerWorker } from '@loom/conversations';
 import { MeteredLlm, ModelPrices, type LlmProvider, type LlmPurpose } from '@loom/providers';
 import { createLogger, installTracing, LoomMetrics, type Logger } from '@loom/platform';
 import { InProcessRequestClient, NatsKvLock, NatsRequestClient, type RequestClient } from '@loom/transport';
@@ -104,6 +104,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
       fence: storage.mode === 'embedded' ? new InProcessThreadFence() : new StorageCheckedFence(),
       storedKeys,
       metrics,
+      retentionDays: config.retention.days,
     });
     if (config.compaction.runsIn === 'service') {
       // The summarizer's call, then the summary's embed: the compactor's answer waits for both.
@@ -131,6 +132,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
       ...(condenser ? { runs: 'elsewhere' as const, notify: (event: MemoryExtractionRequestedEvent) => handOver(Subjects.memoryExtractionRequested, event, event.extraction_id) } : {}),
     });
     memory.start();
+    const backfill = startLexicalBackfill(storage, plane, logger);
     // The org's switch for brief model calls is a live setting, read before each window.
     const briefModelCalls = async () => (await plane.settings.get('session_brief_model_calls')) !== 0;
     const briefs = new BriefsService(storage, leases, metered('brief', briefLlm(config, llm)), config.briefs, { metrics, logger }, briefModelCalls);
@@ -176,6 +178,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
       titler,
       close: async () => {
         clearInterval(sweeper);
+        await backfill.stop();
         await titler?.stop();
         await deferredEmbeds?.stop();
         await memory.close();
@@ -189,4 +192,28 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
     await storage.close();
     throw error;
   }
+}
+
+/**
+ * Turns stored before the lexical index (migrations 0032-0034) get their terms, in the
+ * background: search serves meanwhile, and finds them by their words as each page lands.
+ * Progress goes to the log; a stop ends it after a page, and the next start resumes it.
+ */
+function startLexicalBackfill(storage: Storage, plane: ConversationPlane, logger: Logger): LexicalBackfill {
+  const backfill = new LexicalBackfill(storage, plane.fence);
+  let lastLog = 0;
+  void backfill
+    .run({
+      onProgress: (p) => {
+        if (p.done === 0) logger.info({ rows: p.total }, 'lexical backfill: giving terms to turns stored before the lexical index');
+        else if (Date.now() - lastLog >= 10_000) logger.info({ ...p }, 'lexical backfill: progress');
+        else return;
+        lastLog = Date.now();
+      },
+    })
+    .then((p) => {
+      if (p.total > 0) logger.info({ ...p }, 'lexical backfill: run ended (a stopped run is resumed at the next start)');
+    })
+    .catch((error: unknown) => logger.warn({ err: error }, 'lexical backfill failed; the next start resumes it'));
+  return backfill;
 }
