@@ -1,0 +1,62 @@
+/**
+ * The statements of saved-message search, both inside the engine over `saved_terms` (ADR 0016):
+ * one user's saved messages in one namespace, never the user's whole corpus in this process.
+ *
+ * Which messages are live saved messages comes from the header rows (term ''), read with FINAL:
+ * the latest version of each of the user's embedding rows, kept when it is saved and not
+ * deleted. A posting counts only when it carries that same version, so the postings of an
+ * unsaved, tombstoned or re-written message drop out with no write of their own.
+ *
+ * Parameters of both: ns, user, and conv when `conversation` is set.
+ */
+function liveSaved(table: string, conversation: boolean): string {
+  return `SELECT thread_id, msg_id, version, doc_len FROM ${table} FINAL
+       WHERE namespace = {ns:String} AND user_id = {user:String} AND term = ''
+         ${conversation ? 'AND thread_id = {conv:String}' : ''}
+         AND is_saved AND deleted = 0`;
+}
+
+/**
+ * BM25 (k1, b) over the user's live saved messages [in one conversation]: document count,
+ * average length and document frequencies are that corpus's own, so another user's saves never
+ * move this user's scores (SAVE-SEARCH-10). Extra parameters: terms, limit, k1, b.
+ */
+export function savedBm25Statement(table: string, conversation: boolean): string {
+  return `WITH (SELECT (toFloat64(count()), avg(doc_len)) FROM (${liveSaved(table, conversation)})) AS stats
+     SELECT thread_id, msg_id,
+            sum(log(1 + (stats.1 - df + 0.5) / (df + 0.5)) * tf * ({k1:Float64} + 1)
+                / (tf + {k1:Float64} * (1 - {b:Float64} + {b:Float64} * doc_len / stats.2))) AS score,
+            groupArray(term) AS matched
+     FROM (
+       SELECT term, thread_id, msg_id, tf, doc_len, count() OVER (PARTITION BY term) AS df
+       FROM (
+         SELECT term, thread_id, msg_id, tf, doc_len, version FROM ${table} FINAL
+         WHERE namespace = {ns:String} AND user_id = {user:String} AND term IN {terms:Array(String)}
+           ${conversation ? 'AND thread_id = {conv:String}' : ''}
+       ) AS posting
+       INNER JOIN (${liveSaved(table, conversation)}) AS live
+         ON posting.thread_id = live.thread_id AND posting.msg_id = live.msg_id AND posting.version = live.version
+     )
+     GROUP BY thread_id, msg_id
+     ORDER BY score DESC, thread_id, msg_id
+     LIMIT {limit:UInt32}`;
+}
+
+/**
+ * Cosine over the vectors of the user's live saved messages, floor applied. The header's
+ * version names the exact embedding row, so no FINAL over the namespace's embeddings is needed.
+ * Extra parameters: q, model, floor, limit.
+ */
+export function savedVectorStatement(embeddings: string, terms: string, conversation: boolean): string {
+  return `SELECT thread_id, msg_id, score FROM (
+       SELECT thread_id, msg_id, 1 - cosineDistance(embedding, {q:Array(Float32)}) AS score
+       FROM ${embeddings}
+       WHERE namespace = {ns:String}
+         AND (thread_id, msg_id, version) IN (SELECT thread_id, msg_id, version FROM (${liveSaved(terms, conversation)}))
+         AND embed_error = '' AND model = {model:String}
+       LIMIT 1 BY thread_id, msg_id
+     )
+     WHERE score >= {floor:Float64}
+     ORDER BY score DESC, thread_id, msg_id
+     LIMIT {limit:UInt32}`;
+}
