@@ -179,8 +179,8 @@ function summary(view: LatestResults): string {
 function savedSection(r: SavedPartResult, meta: RunMeta): string {
   const out: string[] = ['## Saved-message search', '', `(${runLabel(meta)}) ${calibrationLine(meta, 'saved')}`, ''];
   out.push(
-    `${r.savedByUser.toLocaleString('en-US')} messages saved by one user through \`conversation.save_message\` (${r.savedInNamespace.toLocaleString('en-US')} in the namespace with other users' saves; ` +
-      `${f(r.load.throughput)} saves/s at concurrency 16, ${r.load.failed} failed), hashed embedder, embedded topology. Each query once, one at a time after 20 warm-up queries, \`limit: 10\`; ` +
+    `${r.savedByUser.toLocaleString('en-US')} messages saved by one user (${r.savedInNamespace.toLocaleString('en-US')} in the namespace with other users' saves): ${r.throughApi.ok} through \`conversation.save_message\` ` +
+      `(${f(r.throughApi.throughput)} saves/s at concurrency 16, ${r.throughApi.failed} failed), ${r.seeded.inserted.toLocaleString('en-US')} written by the raw-engine child in the rows the save path writes, then Loom restarted on the directory (merges ${r.settle.merged ? 'settled' : 'still running'} after ${Math.round(r.settle.ms / 1000)} s). Hashed embedder, embedded topology. Each query once, one at a time after 20 warm-up queries, \`limit: 10\`; ` +
       'both legs rank inside the engine over the user\'s entries in `saved_terms` (ADR 0016).',
   );
   out.push('');
