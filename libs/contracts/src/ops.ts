@@ -12,7 +12,7 @@ import {
   SetLoggingRequest,
   UpdateThreadRequest,
 } from './conversations/conversation.dto';
-import { CreateTokenRequest, ListTokensRequest, RevokeTokenRequest } from './auth/token.dto';
+import { CreateTokenRequest, ListTokensRequest, RevokeTokenRequest, WhoamiRequest } from './auth/token.dto';
 import { BriefDeleteRequest, BriefGetRequest, BriefListRequest, BriefSaveRequest } from './briefs/brief.dto';
 import { ErasureExportRequest, ErasureRequest, ErasureStatusRequest } from './erasure/erasure.dto';
 import { RunBeginRequest, RunCompleteRequest, RunGetRequest, RunListRequest, RunReportUsageRequest } from './runs/run.dto';
@@ -71,6 +71,8 @@ export const Ops = {
   'token.create': { role: 'admin', request: CreateTokenRequest },
   'token.revoke': { role: 'admin', request: RevokeTokenRequest },
   'token.list': { role: 'admin', request: ListTokensRequest },
+  // Any token may describe itself, bounded ones too: it names no user and reads nothing stored.
+  'token.whoami': { role: 'viewer', request: WhoamiRequest, perUser: true },
   'settings.get': { role: 'viewer', request: GetSettingsRequest },
   'settings.set': { role: 'admin', request: SetSettingRequest, deploymentWide: true },
   // Quarantined rows belong to any tenant: only an every-namespace admin handles them.
