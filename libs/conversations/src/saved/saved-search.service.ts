@@ -5,6 +5,7 @@ import type { EmbeddingClient } from '../embedding/embedding.client';
 import { usableQueryVector } from '../embedding/embedding-columns';
 import { firstMatch, queryTerms } from '../lexical/tokenizer';
 import { fusionDepth } from '../search/search.service';
+import { candidatesFor, quantize } from '../search/vector-ranking';
 import type { LiveSettingsService } from '../settings/live-settings.service';
 import { firstChars } from '../text';
 import { centredExcerpt, reciprocalRankFusion } from './bm25';
@@ -70,9 +71,18 @@ export class SavedSearchService {
         mode = 'lexical';
         return [];
       }
+      const legLimit = requested === 'semantic' ? limit : depth;
       const rows = await this.storage.query<{ thread_id: string; msg_id: string; score: number }>(
         savedVectorStatement(this.storage.tables.conversationEmbeddings, this.storage.tables.savedTerms, 'conv' in scope),
-        { ...scope, q: query.vector, model: query.model, floor: settings.conversation_search_min_similarity, limit: requested === 'semantic' ? limit : depth },
+        {
+          ...scope,
+          q: query.vector,
+          q16: quantize(query.vector),
+          candidates: candidatesFor(legLimit),
+          model: query.model,
+          floor: settings.conversation_search_min_similarity,
+          limit: legLimit,
+        },
       );
       return rows.map((r) => ({ key: keyOf(r), score: Number(r.score) }));
     };

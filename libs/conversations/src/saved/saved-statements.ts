@@ -62,16 +62,20 @@ const NO_KEY_ANALYSIS_FOR_IN = 'use_index_for_in_with_subqueries = 0';
  * Cosine over the vectors of the user's live saved messages, floor applied. The header's
  * version names the exact embedding row, so no FINAL over the namespace's embeddings is needed;
  * the user, saved and deleted conditions (true of that row) let the engine skip other rows
- * before the set lookup.
- * Extra parameters: q, model, floor, limit.
+ * before the set lookup. As in conversation search (ADR 0005), every row is ranked on its Int8
+ * copy and only the best `candidates` are scored exactly, so the Float32 vectors are read for
+ * those rows only. Extra parameters: q, q16, candidates, model, floor, limit.
  */
 export function savedVectorStatement(embeddings: string, terms: string, conversation: boolean): string {
-  return `SELECT thread_id, msg_id, score FROM (
-       SELECT thread_id, msg_id, 1 - cosineDistance(embedding, {q:Array(Float32)}) AS score
+  return `SELECT thread_id, msg_id, 1 - cosineDistance(embedding, {q:Array(Float32)}) AS score
+     FROM (
+       SELECT thread_id, msg_id, embedding
        FROM ${embeddings}
        WHERE namespace = {ns:String} AND user_id = {user:String} AND is_saved AND deleted = 0
          AND embed_error = '' AND model = {model:String}
          AND (thread_id, msg_id, version) IN (SELECT thread_id, msg_id, version FROM (${liveSaved(terms, conversation)}))
+       ORDER BY dotProduct(embedding_q8, {q16:Array(Int16)}) * embedding_scale DESC
+       LIMIT {candidates:UInt32}
      )
      WHERE score >= {floor:Float64}
      ORDER BY score DESC, thread_id, msg_id
