@@ -5,14 +5,15 @@ import { join } from 'node:path';
 import { makeContext, type BenchOptions } from './parts/context';
 import { runAppendPart, type AppendPartResult } from './parts/append';
 import { runRecallPart, type RecallPartResult } from './parts/recall';
+import { runSavedPart, type SavedPartResult } from './parts/saved';
 import { runSearchPart, type SearchPartResult } from './parts/search';
 import { renderMarkdown, type LatestResults, type PartEntry } from './report/markdown';
 import { calibrate, type Calibration } from './util/calibrate';
 import { progress, warn } from './util/log';
 import { requireBuilt, RESULTS_DIR, ROOT, snapshotDist } from './util/paths';
 
-type PartName = 'append' | 'search' | 'recall';
-const PARTS: PartName[] = ['append', 'search', 'recall'];
+type PartName = 'append' | 'search' | 'saved' | 'recall';
+const PARTS: PartName[] = ['append', 'search', 'saved', 'recall'];
 
 export interface RunMeta {
   stamp: string;
@@ -38,6 +39,7 @@ export interface RunResult {
   meta: RunMeta;
   append?: AppendPartResult;
   search?: SearchPartResult;
+  saved?: SavedPartResult;
   recall?: RecallPartResult;
   failures: Record<string, string>;
 }
@@ -92,7 +94,7 @@ function gitDescribe(): string {
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
-    process.stdout.write('usage: npm run bench -- [--only append|search|recall[,...]] [--quick] [--search-1m] [--search-sizes=10000,100000] [--providers=hashed,use] [--keep]\n');
+    process.stdout.write('usage: npm run bench -- [--only append|search|saved|recall[,...]] [--quick] [--search-1m] [--search-sizes=10000,100000] [--providers=hashed,use] [--keep]\n');
     return;
   }
   requireBuilt();
@@ -154,6 +156,7 @@ async function main(): Promise<void> {
   try {
     await runPart('append', () => runAppendPart(ctx));
     await runPart('search', () => runSearchPart(ctx));
+    await runPart('saved', () => runSavedPart(ctx));
     await runPart('recall', () => runRecallPart(ctx));
   } finally {
     if (!options.keep) rmSync(workDir, { recursive: true, force: true });

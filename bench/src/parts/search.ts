@@ -130,7 +130,7 @@ export async function runSearchPart(ctx: BenchContext): Promise<SearchPartResult
  * while, and those merges take the CPU a search needs. Waits (at most 3 minutes) until Loom's
  * /metrics shows no merge running three polls in a row.
  */
-async function settleMerges(client: LoomClient): Promise<{ ms: number; activeParts: number; merged: boolean }> {
+export async function settleMerges(client: LoomClient): Promise<{ ms: number; activeParts: number; merged: boolean }> {
   const started = Date.now();
   let quiet = 0;
   let activeParts = 0;

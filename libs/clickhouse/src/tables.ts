@@ -10,6 +10,7 @@ export interface Tables {
   conversations: string;
   conversationEmbeddings: string;
   conversationTerms: string;
+  savedTerms: string;
   conversationThreads: string;
   apiTokens: string;
   apiTokenUsage: string;
@@ -38,6 +39,7 @@ export function tablesFor(database: string): Tables {
     conversations: `${database}.conversations`,
     conversationEmbeddings: `${database}.conversation_embeddings`,
     conversationTerms: `${database}.conversation_terms`,
+    savedTerms: `${database}.saved_terms`,
     conversationThreads: `${database}.conversation_threads`,
     apiTokens: `${database}.api_tokens`,
     apiTokenUsage: `${database}.api_token_usage`,

@@ -2,7 +2,7 @@ import type { ErrorCode } from './errors';
 import type { Role } from './roles';
 import type { AppendTurnResponse, CompactThreadResponse, CreateThreadResponse, DeleteThreadResponse, GetThreadResponse, ListThreadsResponse, ListTurnsResponse, SearchTurnsResponse, SetLoggingResponse } from './conversations/conversation.dto';
 import type { ListSavedMessagesResponse, SavedStatusResponse, SaveMessageResponse, SearchSavedMessagesResponse, UnsaveMessageResponse } from './conversations/saved.dto';
-import type { CreateTokenResponse, ListTokensResponse, RevokeTokenResponse } from './auth/token.dto';
+import type { CreateTokenResponse, ListTokensResponse, RevokeTokenResponse, WhoamiResponse } from './auth/token.dto';
 import type { BriefDeleteResponse, BriefGetResponse, BriefListResponse, BriefSaveResponse } from './briefs/brief.dto';
 import type { ErasureExportResponse, ErasureResponse } from './erasure/erasure.dto';
 import type { RunListResponse, RunReportUsageResponse, RunResponse } from './runs/run.dto';
@@ -24,7 +24,7 @@ import {
   SetLoggingRequest,
   UpdateThreadRequest,
 } from './conversations/conversation.dto';
-import { CreateTokenRequest, ListTokensRequest, RevokeTokenRequest } from './auth/token.dto';
+import { CreateTokenRequest, ListTokensRequest, RevokeTokenRequest, WhoamiRequest } from './auth/token.dto';
 import { BriefDeleteRequest, BriefGetRequest, BriefListRequest, BriefSaveRequest } from './briefs/brief.dto';
 import { ErasureExportRequest, ErasureRequest, ErasureStatusRequest } from './erasure/erasure.dto';
 import { RunBeginRequest, RunCompleteRequest, RunGetRequest, RunListRequest, RunReportUsageRequest } from './runs/run.dto';
@@ -97,6 +97,8 @@ export const Ops = {
   'token.create': { role: 'admin', request: CreateTokenRequest, response: answers<CreateTokenResponse>() },
   'token.revoke': { role: 'admin', request: RevokeTokenRequest, response: answers<RevokeTokenResponse>(), errors: ['not_found'] },
   'token.list': { role: 'admin', request: ListTokensRequest, response: answers<ListTokensResponse>() },
+  // Any token may describe itself, bounded ones too: it names no user and reads nothing stored.
+  'token.whoami': { role: 'viewer', request: WhoamiRequest, response: answers<WhoamiResponse>(), perUser: true },
   'settings.get': { role: 'viewer', request: GetSettingsRequest, response: answers<SettingsResponse>() },
   'settings.set': { role: 'admin', request: SetSettingRequest, response: answers<SettingsResponse>(), deploymentWide: true },
   // Quarantined rows belong to any tenant: only an every-namespace admin handles them.

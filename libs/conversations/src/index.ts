@@ -31,6 +31,7 @@ export * from './compaction/compaction.service';
 export * from './compaction/remote-compaction';
 export * from './compaction/embedding-retirement';
 export * from './saved/bm25';
+export * from './lexical/lexical-columns';
 export * from './saved/saved-messages.service';
 export * from './saved/saved-search.service';
 export * from './deletion/thread-delete.service';

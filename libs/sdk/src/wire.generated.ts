@@ -493,6 +493,12 @@ export interface ListTokensRequest {
   namespace?: string;
 }
 
+/** `token.whoami`: what the calling token is, so a client (the dashboard) can offer only what it may do. */
+export interface WhoamiRequest {
+  /** Defaults to the token's namespace when the token has exactly one. */
+  namespace?: string;
+}
+
 /** The live settings. */
 export interface GetSettingsRequest {
 }
@@ -1137,6 +1143,18 @@ export interface UnsaveMessageResponse {
   message_id: string;
 }
 
+export interface WhoamiResponse {
+  token_id: string;
+  role: 'viewer' | 'writer' | 'admin';
+  /** The namespaces it acts on; ["*"] for every namespace (deployment-wide ops such as settings.set need that). */
+  namespaces: string[];
+  /** The namespace this call resolved to (the one named, else the token's only one). */
+  namespace: string;
+  read_scope: 'all' | 'own_user' | 'own_session';
+  read_user_id: string | null;
+  read_session_id: string | null;
+}
+
 /** One bad field: its path (`messages[1].content`, `metadata.a`) and what is wrong with it. */
 export interface FieldError {
   field: string;
@@ -1197,6 +1215,7 @@ export const OP_NAMES = [
   'token.create',
   'token.revoke',
   'token.list',
+  'token.whoami',
   'settings.get',
   'settings.set',
   'quarantine.list',
@@ -1247,6 +1266,7 @@ export const OP_ROLES: { readonly [O in OpName]: 'viewer' | 'writer' | 'admin' }
   'token.create': 'admin',
   'token.revoke': 'admin',
   'token.list': 'admin',
+  'token.whoami': 'viewer',
   'settings.get': 'viewer',
   'settings.set': 'admin',
   'quarantine.list': 'admin',
@@ -1296,6 +1316,7 @@ export interface OpRequests {
   'token.create': CreateTokenRequest;
   'token.revoke': RevokeTokenRequest;
   'token.list': ListTokensRequest;
+  'token.whoami': WhoamiRequest;
   'settings.get': GetSettingsRequest;
   'settings.set': SetSettingRequest;
   'quarantine.list': QuarantineListRequest;
@@ -1345,6 +1366,7 @@ export interface OpResponses {
   'token.create': CreateTokenResponse;
   'token.revoke': RevokeTokenResponse;
   'token.list': ListTokensResponse;
+  'token.whoami': WhoamiResponse;
   'settings.get': SettingsResponse;
   'settings.set': SettingsResponse;
   'quarantine.list': QuarantineListResponse;

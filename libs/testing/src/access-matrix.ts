@@ -126,6 +126,7 @@ export const Fixtures: Record<OpName, Fixture> = {
     return { token_id: created.token_id };
   },
   'token.list': () => ({}),
+  'token.whoami': () => ({}),
   'settings.get': () => ({}),
   // The default value: the matrix changes nothing another test would notice.
   'settings.set': () => ({ key: 'conversation_search_excerpt_chars', value: 240 }),
@@ -155,6 +156,7 @@ export function takesNamespace(op: OpName): boolean {
  * - a namespace the token does not cover: 403 (ops whose body names no namespace have none to name);
  * - saved-message ops refuse own_session tokens (SAVE-TOKEN-05) and, under an own_user token,
  *   a body naming another user (SAVE-TOKEN-02): 403;
+ * - token.whoami takes any token and names no user, so "another user" does not apply to it;
  * - brief ops take bounded tokens on their own keys; another principal's `~…~` key is 403
  *   (BRIEF-ADDR-07), while a namespace-wide token may name it (BRIEF-ADDR-06);
  * - everything else is allowed (200).
@@ -170,7 +172,7 @@ export function expectedOutcome(op: OpName, caller: Caller, target: Target): Out
   if (isSavedMessageOp(op)) {
     if (scope === 'own_session') return 'forbidden';
     if (scope === 'own_user' && target === 'other-user') return 'forbidden';
-  } else if (isPerUserOp(op) && scope !== 'all' && target === 'other-user' && op !== 'session.brief_list') {
+  } else if (isPerUserOp(op) && scope !== 'all' && target === 'other-user' && op !== 'session.brief_list' && op !== 'token.whoami') {
     return 'forbidden';
   }
   return 'allow';

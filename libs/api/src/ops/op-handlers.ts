@@ -118,6 +118,16 @@ export function createOpHandlers({ plane, memory, observations, briefs, briefSav
       // A namespace named in the body narrows the list; none: every token the caller could revoke.
       tokens: await auth.listTokens(ctx.principal, { ...(input.namespace !== undefined ? { namespace: ctx.namespace } : {}), includeRevoked: input.include_revoked === true }),
     }),
+    'token.whoami': (ctx): Promise<C.WhoamiResponse> =>
+      Promise.resolve({
+        token_id: ctx.principal.tokenId,
+        role: ctx.principal.role,
+        namespaces: ctx.principal.namespaces,
+        namespace: ctx.namespace,
+        read_scope: ctx.principal.readScope,
+        read_user_id: ctx.principal.readUserId ?? null,
+        read_session_id: ctx.principal.readSessionId ?? null,
+      }),
     'settings.get': () => plane.settings.all(),
     'settings.set': (_ctx, input) => plane.settings.set(input.key, input.value),
     'quarantine.list': async (_ctx, input): Promise<C.QuarantineListResponse> => {

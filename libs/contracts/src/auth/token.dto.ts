@@ -75,3 +75,19 @@ export interface ListTokensResponse {
   /** Newest first: the tokens the caller could revoke, of the namespace the request names (every one it covers when it names none). */
   tokens: TokenInfo[];
 }
+
+/** `token.whoami`: what the calling token is, so a client (the dashboard) can offer only what it may do. */
+export class WhoamiRequest extends NamespacedRequest {
+  static readonly example: WhoamiRequest = Object.assign(new WhoamiRequest(), { namespace: 'acme' });
+}
+export interface WhoamiResponse {
+  token_id: string;
+  role: Role;
+  /** The namespaces it acts on; ["*"] for every namespace (deployment-wide ops such as settings.set need that). */
+  namespaces: string[];
+  /** The namespace this call resolved to (the one named, else the token's only one). */
+  namespace: string;
+  read_scope: ReadScope;
+  read_user_id: string | null;
+  read_session_id: string | null;
+}

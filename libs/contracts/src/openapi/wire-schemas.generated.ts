@@ -2173,6 +2173,62 @@ export const WireSchemas: WireSchemaSet = {
         "conversation_id",
         "message_id"
       ]
+    },
+    "WhoamiResponse": {
+      "type": "object",
+      "properties": {
+        "token_id": {
+          "type": "string"
+        },
+        "role": {
+          "type": "string",
+          "enum": [
+            "viewer",
+            "writer",
+            "admin"
+          ]
+        },
+        "namespaces": {
+          "description": "The namespaces it acts on; [\"*\"] for every namespace (deployment-wide ops such as settings.set need that).",
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "The namespace this call resolved to (the one named, else the token's only one).",
+          "type": "string"
+        },
+        "read_scope": {
+          "type": "string",
+          "enum": [
+            "all",
+            "own_user",
+            "own_session"
+          ]
+        },
+        "read_user_id": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "read_session_id": {
+          "type": [
+            "string",
+            "null"
+          ]
+        }
+      },
+      "required": [
+        "token_id",
+        "role",
+        "namespaces",
+        "namespace",
+        "read_scope",
+        "read_user_id",
+        "read_session_id"
+      ]
     }
   },
   "responses": {
@@ -2295,6 +2351,9 @@ export const WireSchemas: WireSchemaSet = {
     },
     "token.list": {
       "$ref": "#/components/schemas/ListTokensResponse"
+    },
+    "token.whoami": {
+      "$ref": "#/components/schemas/WhoamiResponse"
     },
     "settings.get": {
       "$ref": "#/components/schemas/SettingsResponse"
@@ -4085,6 +4144,17 @@ export const WireSchemas: WireSchemaSet = {
         "cache_read_tokens": {
           "schema": {
             "type": "number"
+          }
+        }
+      }
+    },
+    "WhoamiRequest": {
+      "description": "`token.whoami`: what the calling token is, so a client (the dashboard) can offer only what it may do.",
+      "fields": {
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
           }
         }
       }
