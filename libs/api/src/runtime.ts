@@ -14,6 +14,7 @@ import { briefLlm, configuredLlm, createTitlerWorker } from './titler';
 import { BriefsService } from '@loom/briefs';
 import { applyRetention, ErasureService } from '@loom/erasure';
 import { RunsService } from '@loom/runs';
+import { TrackerService } from '@loom/tracker';
 import { McpEndpoint } from './mcp/mcp-endpoint';
 import { InMemoryLeaseManager, NatsKvLeaseManager } from '@loom/leases';
 
@@ -31,6 +32,7 @@ export interface GatewayRuntime {
   memory: MemoryService;
   erasure: ErasureService;
   runs: RunsService;
+  tracker: TrackerService;
   mcp: McpEndpoint;
   /** Embedded only: the titler runs in this process. Split, the titler app runs it. */
   titler: TitlerWorker | undefined;
@@ -94,7 +96,7 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
       storage,
       requests,
       embedTimeoutMs: config.embedRequestTimeoutMs,
-      defaults: config.conversation,
+      defaults: { ...config.conversation, ...(config.tracker.duplicateThreshold !== undefined ? { trackerDuplicateThreshold: config.tracker.duplicateThreshold } : {}) },
       batching: { lingerMs: config.append.batchLingerMs, maxRows: config.append.batchMaxRows },
       // Embedded, this process is storage's only writer, so an in-memory fence is exact.
       fence: storage.mode === 'embedded' ? new InProcessThreadFence() : new StorageCheckedFence(),
@@ -136,7 +138,13 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
     if (config.erasure.runsIn === 'service') logger.info('erasures run in the erasure service (LOOM_ERASURE_RUNS_IN=service): this gateway stores requests and waits for their records');
     const runs = new RunsService(storage, leases, prices);
     const observations = new ObservationsService(storage, memory, leases);
-    const dispatcher = new OpDispatcher(createOpHandlers({ plane, memory, observations, briefs, erasure, runs, auth, quarantine: storage.quarantine }), auth, metrics, logger);
+    const tracker = new TrackerService(storage, {
+      org: config.tracker.org,
+      scanLimit: config.tracker.scanLimit,
+      queryTimeoutMs: config.tracker.queryTimeoutMs,
+      threshold: () => plane.settings.get('tracker_duplicate_threshold'),
+    });
+    const dispatcher = new OpDispatcher(createOpHandlers({ plane, memory, observations, briefs, erasure, runs, auth, quarantine: storage.quarantine, tracker }), auth, metrics, logger);
     const mcp = new McpEndpoint(auth, dispatcher, runs, config.mcp.sessionRunIdleSeconds, storage, logger);
     // Idle MCP runs are closed on a cadence well inside the idle time.
     const sweeper = setInterval(() => void mcp.sweep().catch((error: unknown) => logger.warn({ err: error }, 'closing idle MCP runs failed; next sweep retries')), Math.min(30, Math.max(1, config.mcp.sessionRunIdleSeconds / 2)) * 1000);
@@ -157,6 +165,7 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
       memory,
       erasure,
       runs,
+      tracker,
       mcp,
       titler,
       close: async () => {
@@ -164,6 +173,7 @@ export async function createGatewayRuntime(config: LoomConfig, options: { logger
         await titler?.stop();
         await memory.close();
         await erasure.close();
+        await tracker.close();
         await transport.close();
         await storage.close();
       },

@@ -25,6 +25,7 @@ export interface Tables {
   runs: string;
   runUsage: string;
   writeQuarantine: string;
+  trackerSources: string;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -53,5 +54,6 @@ export function tablesFor(database: string): Tables {
     runs: `${database}.runs`,
     runUsage: `${database}.run_usage`,
     writeQuarantine: `${database}.write_quarantine`,
+    trackerSources: `${database}.tracker_sources`,
   };
 }

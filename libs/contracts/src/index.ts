@@ -19,3 +19,4 @@ export * from './runs/run.dto';
 export * from './context/context.dto';
 export * from './observe/observe.dto';
 export * from './quarantine/quarantine.dto';
+export * from './tracker/tracker.dto';

@@ -22,6 +22,7 @@ import { GetSettingsRequest, SetSettingRequest } from './settings/settings.dto';
 import { ContextPackRequest } from './context/context.dto';
 import { ObserveCrystallizeRequest, ObserveListRequest, ObserveRecordRequest } from './observe/observe.dto';
 import { QuarantineDropRequest, QuarantineListRequest, QuarantineRetryRequest } from './quarantine/quarantine.dto';
+import { TrackerDuplicateCheckRequest, TrackerFlakyTestsRequest, TrackerIssueLinksRequest, TrackerSourceRegisterRequest, TrackerStatusRequest } from './tracker/tracker.dto';
 
 /**
  * The public ops: `POST /v1/ops/<name>`. Each names its request class (validated with
@@ -77,6 +78,12 @@ export const Ops = {
   'quarantine.list': { role: 'admin', request: QuarantineListRequest, deploymentWide: true },
   'quarantine.retry': { role: 'admin', request: QuarantineRetryRequest, deploymentWide: true },
   'quarantine.drop': { role: 'admin', request: QuarantineDropRequest, deploymentWide: true },
+  // The tracker plane: read live from the team's own ClickHouse, one source per namespace.
+  'tracker.status': { role: 'viewer', request: TrackerStatusRequest },
+  'tracker.source_register': { role: 'admin', request: TrackerSourceRegisterRequest },
+  'tracker.duplicate_check': { role: 'viewer', request: TrackerDuplicateCheckRequest },
+  'tracker.issue_links': { role: 'viewer', request: TrackerIssueLinksRequest },
+  'tracker.flaky_tests': { role: 'viewer', request: TrackerFlakyTestsRequest },
 } as const satisfies Record<string, { role: Role; request: new () => object; perUser?: boolean; deploymentWide?: boolean }>;
 
 export function isPerUserOp(op: OpName): boolean {

@@ -32,3 +32,4 @@ export * from './saved/bm25';
 export * from './saved/saved-messages.service';
 export * from './saved/saved-search.service';
 export * from './deletion/thread-delete.service';
+export { tokenize, tokenMatches, queryTerms, termFrequencies, MAX_TERM_CHARS } from './lexical/tokenizer';

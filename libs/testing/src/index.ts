@@ -17,3 +17,4 @@ export * from './write-tracker';
 export * from './real-data';
 export * from './fixtures';
 export * from './loom-up';
+export * from './tracker-source';
