@@ -118,8 +118,8 @@ export class TrackerService {
     const threshold = await this.options.threshold();
     const byId = new Map(rows.map((r) => [r.lt_id, r]));
     const ranked = rankDuplicates(
-      { title: input.title, body: input.body },
-      rows.map((r) => ({ id: r.lt_id, title: r.lt_title, body: r.lt_body })),
+      { title: input.title, body: input.body, openedAt: input.created_before ? Date.parse(input.created_before) : Date.now() },
+      rows.map((r) => ({ id: r.lt_id, title: r.lt_title, body: r.lt_body, openedAt: r.lt_created ? Date.parse(iso(r.lt_created)!) : undefined })),
     ).slice(0, input.limit ?? 10);
     return {
       candidates: ranked.map((r) => {

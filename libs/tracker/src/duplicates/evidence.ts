@@ -33,6 +33,21 @@ export function evidenceOf(text: string): Set<string> {
   return out;
 }
 
+/**
+ * Test-name globs an issue names (`03008_deduplication_*`): an umbrella report of a family of
+ * tests. A new issue about any test of the family shares the evidence. Answers the prefixes.
+ */
+export function testGlobsOf(text: string): string[] {
+  return [...text.replace(/https?:\/\/\S+/g, ' ').matchAll(/\b(\d{5}_[a-z0-9_]*)\*/g)].map((m) => m[1]!.toLowerCase());
+}
+
+/** Whether an evidence item of a new issue is covered by an older issue's test globs. */
+export function coveredByGlob(item: string, globs: readonly string[]): boolean {
+  if (!item.startsWith('test:') || globs.length === 0) return false;
+  const name = item.slice('test:'.length);
+  return globs.some((prefix) => name.startsWith(prefix));
+}
+
 /** `kind:value` as a person reads it. */
 export function describeEvidence(item: string): string {
   const at = item.indexOf(':');
