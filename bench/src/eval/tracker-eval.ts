@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TestLoom } from '@loom/testing';
+import type { TestLoom } from '@loom/testing/fuzz';
 
 /** bench/src/eval/tracker-set.json: public issues, recorded duplicate pairs and issues with no recorded link. */
 export interface TrackerSet {
