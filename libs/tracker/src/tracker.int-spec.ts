@@ -1,3 +1,6 @@
+import { createLogger } from '@loom/platform';
+import { LoomApiError, Tracker } from '@loom/sdk';
+import { Writable } from 'node:stream';
 import { createTrackerTables, startTestLoom, trackerRegistration, uniqueNamespace, type TestLoom } from '../../testing/src';
 
 /**
@@ -10,10 +13,18 @@ describe('Tracker plane [issue 13: tracker]', () => {
   let loom: TestLoom;
   let db: string;
   const ns = uniqueNamespace();
+  /** Everything the tracker-on gateway logs, at debug level. */
+  const logLines: string[] = [];
 
   beforeAll(async () => {
     off = await startTestLoom({ withEmbedder: false });
-    loom = await startTestLoom({ withEmbedder: false, env: { LOOM_TRACKER_ORG: 'acme' } });
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logLines.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    loom = await startTestLoom({ withEmbedder: false, env: { LOOM_TRACKER_ORG: 'acme', LOOM_LOG_LEVEL: 'debug' }, logger: createLogger('gateway', 'debug', sink) });
     db = `${loom.gateway.runtime.storage.tables.database}_trk`;
     await createTrackerTables(loom.gateway.runtime.storage, db);
   });
@@ -188,6 +199,8 @@ describe('Tracker plane [issue 13: tracker]', () => {
     expect(answer.body.error.message).toMatch(/could not reach the tracker source at http:\/\/127\.0\.0\.1:40917/);
     expect(answer.body.error.fields[0].field).toBe('connection.url');
     expect(JSON.stringify(answer.body)).not.toContain('hunter2-tracker-secret');
+    expect(logLines.join('').length).toBeGreaterThan(100);
+    expect(logLines.join('')).not.toContain('hunter2-tracker-secret');
   });
 
   it('a registered table that disappears makes the read answer 503 (the source\'s failure, retryable), never a 500', async () => {
@@ -209,5 +222,17 @@ describe('Tracker plane [issue 13: tracker]', () => {
     expect([links.status, links.body.error.fields.map((f: { field: string }) => f.field)]).toEqual([400, ['issue']]);
     const flaky = await loom.admin.call('tracker.flaky_tests', { namespace: ns, limit: 0, offset: -1 });
     expect(flaky.body.error.fields.map((f: { field: string }) => f.field).sort()).toEqual(['limit', 'offset']);
+  });
+
+  it('TRACKER-01, TRACKER-03: the SDK reaches the plane: off is a not_configured LoomApiError, on it checks, links and lists flaky tests', async () => {
+    const offTracker = new Tracker(ns, { baseUrl: off.url, token: off.admin.token });
+    const refused = await offTracker.duplicateCheck({ title: 'x' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(LoomApiError);
+    expect(refused).toMatchObject({ status: 501, code: 'not_configured' });
+    const tracker = new Tracker(ns, { baseUrl: loom.url, token: loom.admin.token });
+    expect((await tracker.status()).enabled).toBe(true);
+    expect((await tracker.duplicateCheck({ title: 'Segfault in MergeTreeData::loadDataParts', created_before: '2026-01-31' })).candidates[0]!.id).toBe('102');
+    expect((await tracker.issueLinks('102')).links.map((l) => l.pr)).toEqual(['2002']);
+    expect((await tracker.flakyTests({ limit: 1 })).tests.map((t) => t.test)).toEqual(['test_a']);
   });
 });
