@@ -1,4 +1,4 @@
-import type { Storage } from '@loom/clickhouse';
+import type { ClickHouseClient } from '@clickhouse/client';
 
 /**
  * A team's tracker as its own ClickHouse might hold it, with column names of its own choosing
@@ -13,24 +13,29 @@ export const TRACKER_ISSUES = [
   { no: 106, headline: 'Not-ready Set is passed (LOGICAL_ERROR) with IN subquery and the analyzer', details: "Code: 49. DB::Exception: Not-ready Set is passed as the second argument for function 'in'. (LOGICAL_ERROR)", opened: '2026-02-01 10:00:00', status: 'closed', dup: 101 },
 ] as const;
 
-/** Creates the tracker's tables and rows in `database` (dropped first). */
-export async function createTrackerTables(storage: Storage, database: string): Promise<void> {
-  await storage.command(`DROP DATABASE IF EXISTS ${database}`);
-  await storage.command(`CREATE DATABASE ${database}`);
-  await storage.command(
+/**
+ * Creates the tracker's tables and rows in `database` (dropped first), through any ClickHouse
+ * client: the embedded engine's (`storage.client`) or one of a ClickHouse server.
+ */
+export async function createTrackerTables(target: { client: ClickHouseClient }, database: string): Promise<void> {
+  const client = target.client;
+  const command = (query: string) => client.command({ query });
+  await command(`DROP DATABASE IF EXISTS ${database}`);
+  await command(`CREATE DATABASE ${database}`);
+  await command(
     `CREATE TABLE ${database}.tickets (ticket_no UInt32, headline String, details String, opened DateTime('UTC'), status LowCardinality(String), resolved Nullable(DateTime('UTC')), dup_of Nullable(UInt32)) ENGINE = MergeTree ORDER BY ticket_no`,
   );
-  await storage.command(`CREATE TABLE ${database}.ticket_prs (ticket UInt32, pull UInt32) ENGINE = MergeTree ORDER BY ticket`);
-  await storage.command(`CREATE TABLE ${database}.pulls (num UInt32, heading String, description String, merged DateTime('UTC')) ENGINE = MergeTree ORDER BY num`);
-  await storage.command(`CREATE TABLE ${database}.git_commits (hash String, msg String, at DateTime('UTC')) ENGINE = MergeTree ORDER BY hash`);
-  await storage.command(`CREATE TABLE ${database}.ci_results (case_name String, sha String, outcome String, finished DateTime64(3, 'UTC')) ENGINE = MergeTree ORDER BY (case_name, finished)`);
-  await storage.client.insert({
+  await command(`CREATE TABLE ${database}.ticket_prs (ticket UInt32, pull UInt32) ENGINE = MergeTree ORDER BY ticket`);
+  await command(`CREATE TABLE ${database}.pulls (num UInt32, heading String, description String, merged DateTime('UTC')) ENGINE = MergeTree ORDER BY num`);
+  await command(`CREATE TABLE ${database}.git_commits (hash String, msg String, at DateTime('UTC')) ENGINE = MergeTree ORDER BY hash`);
+  await command(`CREATE TABLE ${database}.ci_results (case_name String, sha String, outcome String, finished DateTime64(3, 'UTC')) ENGINE = MergeTree ORDER BY (case_name, finished)`);
+  await client.insert({
     table: `${database}.tickets`,
     format: 'JSONEachRow',
     values: TRACKER_ISSUES.map((i) => ({ ticket_no: i.no, headline: i.headline, details: i.details, opened: i.opened, status: i.status, resolved: null, dup_of: i.dup })),
   });
-  await storage.client.insert({ table: `${database}.ticket_prs`, format: 'JSONEachRow', values: [{ ticket: 101, pull: 2001 }, { ticket: 105, pull: 2005 }] });
-  await storage.client.insert({
+  await client.insert({ table: `${database}.ticket_prs`, format: 'JSONEachRow', values: [{ ticket: 101, pull: 2001 }, { ticket: 105, pull: 2005 }] });
+  await client.insert({
     table: `${database}.pulls`,
     format: 'JSONEachRow',
     values: [
@@ -41,7 +46,7 @@ export async function createTrackerTables(storage: Storage, database: string): P
       { num: 2008, heading: 'Same org, qualified', description: 'resolves acme/app#101', merged: '2026-01-18 10:00:00' },
     ],
   });
-  await storage.client.insert({
+  await client.insert({
     table: `${database}.git_commits`,
     format: 'JSONEachRow',
     values: [
@@ -50,7 +55,7 @@ export async function createTrackerTables(storage: Storage, database: string): P
     ],
   });
   const run = (case_name: string, sha: string, outcome: string, minute: number) => ({ case_name, sha, outcome, finished: `2026-03-01 10:${String(minute).padStart(2, '0')}:00.000` });
-  await storage.client.insert({
+  await client.insert({
     table: `${database}.ci_results`,
     format: 'JSONEachRow',
     values: [
