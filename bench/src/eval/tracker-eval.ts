@@ -186,5 +186,7 @@ export function renderTrackerMarkdown(f: TrackerFigures, meta: { stamp: string; 
     '',
     `The spec's figure is 91 of 104 (0.875) and 2 of 100 on its own ClickHouse set; this set is far smaller (n above), so each miss moves the rate by ${f.duplicates.n ? (1 / f.duplicates.n).toFixed(3) : '-'}. TRACKER-05: one tracker's figure, not a general guarantee.`,
     '',
+    'How the set was built: public ClickHouse/ClickHouse issue threads read through the search tool, a pair wherever a maintainer recorded "Duplicate of #N" (or "Duplicate <url>") and the older issue could be read too; issues whose stored thread records no link are the unlinked set. Bodies are short technical excerpts of each description. Opening dates are the recorded ones, else interpolated by issue number. Caveat: the ranker\'s knobs (unknown query terms in the normalisation, the recency share, test-glob evidence) were settled while looking at this same set, so these figures flatter it; a held-out set would be the honest measure.',
+    '',
   ].join('\n');
 }
