@@ -212,7 +212,8 @@ trackerCommon(
   tracker
     .command('duplicate-check')
     .description('older issues ranked by how likely a new one duplicates each')
-    .requiredOption('--title <text>', "the new issue's title")
+    .option('--title <text>', "the new issue's title")
+    .option('--issue <id>', 'instead: an issue already in the tracker, against those opened before it')
     .option('--body <text>', "the new issue's body")
     .option('--body-file <path>', 'read the body from a file')
     .option('--before <time>', 'only issues opened before this ISO time')

@@ -33,8 +33,8 @@ export class Tracker {
     return this.client.call('tracker.source_register', { namespace: this.namespace, ...source });
   }
 
-  /** Older issues ranked by how likely the new one duplicates each. */
-  duplicateCheck(issue: { title: string; body?: string; created_before?: string; limit?: number }): Promise<TrackerDuplicateCheckResponse> {
+  /** Older issues ranked by how likely the new one (`title`, `body`) or one in the tracker (`issue`) duplicates each. */
+  duplicateCheck(issue: { title?: string; body?: string; issue?: string; created_before?: string; limit?: number }): Promise<TrackerDuplicateCheckResponse> {
     return this.client.call('tracker.duplicate_check', { namespace: this.namespace, ...issue });
   }
 

@@ -97,6 +97,17 @@ describe('Tracker plane [issue 13: tracker]', () => {
     expect((await loom.admin.call('settings.set', { key: 'tracker_duplicate_threshold', value: 2 })).status).toBe(400);
   });
 
+  it('TRACKER-03: for a given issue already in the tracker (by id), the issues opened before it are ranked and it is not its own candidate', async () => {
+    const answer = await loom.admin.ok('tracker.duplicate_check', { namespace: ns, issue: '#106' });
+    expect(answer.candidates[0]).toMatchObject({ id: '101', duplicate: true });
+    expect(answer.candidates.map((c: { id: string }) => c.id)).not.toContain('106');
+    expect(answer.considered).toBe(5);
+    const missing = await loom.admin.call('tracker.duplicate_check', { namespace: ns, issue: '999' });
+    expect([missing.status, missing.body.error.code]).toEqual([404, 'not_found']);
+    const neither = await loom.admin.call('tracker.duplicate_check', { namespace: ns, body: 'only a body' });
+    expect([neither.status, neither.body.error.fields]).toEqual([400, [{ field: 'title', message: 'title is required unless issue names an issue in the tracker' }]]);
+  });
+
   it('TRACKER-03: an unrelated issue is not called a duplicate of anything', async () => {
     const answer = await loom.admin.ok('tracker.duplicate_check', { namespace: ns, title: 'Add a Grafana dashboard for replication lag', body: 'It would help operators to see replica delay over time.' });
     expect(answer.candidates.some((c: { duplicate: boolean }) => c.duplicate)).toBe(false);
@@ -215,9 +226,9 @@ describe('Tracker plane [issue 13: tracker]', () => {
   });
 
   it('bad input to the read ops is a 400 naming each field', async () => {
-    const dup = await loom.admin.call('tracker.duplicate_check', { namespace: ns, title: '', limit: 500, created_before: 'yesterday' });
+    const dup = await loom.admin.call('tracker.duplicate_check', { namespace: ns, title: '', limit: 500, created_before: 'yesterday', issue: "1' OR 1=1" });
     expect(dup.status).toBe(400);
-    expect(dup.body.error.fields.map((f: { field: string }) => f.field).sort()).toEqual(['created_before', 'limit', 'title']);
+    expect(dup.body.error.fields.map((f: { field: string }) => f.field).sort()).toEqual(['created_before', 'issue', 'limit', 'title']);
     const links = await loom.admin.call('tracker.issue_links', { namespace: ns, issue: "1' OR 1=1" });
     expect([links.status, links.body.error.fields.map((f: { field: string }) => f.field)]).toEqual([400, ['issue']]);
     const flaky = await loom.admin.call('tracker.flaky_tests', { namespace: ns, limit: 0, offset: -1 });

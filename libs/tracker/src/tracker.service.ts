@@ -103,22 +103,47 @@ export class TrackerService {
   }
 
   async duplicateCheck(namespace: string, input: TrackerDuplicateCheckRequest): Promise<TrackerDuplicateCheckResponse> {
+    if (input.title === undefined && input.issue === undefined) {
+      throw new LoomError('invalid_input', 'tracker.duplicate_check needs the new issue\'s title (and body), or the id of an issue in the tracker', {
+        fields: [{ field: 'title', message: 'title is required unless issue names an issue in the tracker' }],
+      });
+    }
     const { source, reader } = await this.open(namespace);
     const m = source.mapping.issues;
-    const where = input.created_before ? `WHERE ${ident(m.created_at)} < parseDateTime64BestEffort({before:String}, 3, 'UTC')` : '';
+    const table = qualified(source.connection.database, m.table);
+    let query = { title: input.title ?? '', body: input.body, before: input.created_before };
+    let self: string | undefined;
+    if (input.issue !== undefined) {
+      self = input.issue.replace(/^#/, '');
+      const [row] = await this.read(source, () =>
+        reader.query<{ lt_title: string; lt_body: string; lt_created: string }>(
+          `SELECT ${text(m.title)} AS lt_title, substring(${text(m.body)}, 1, {maxBody:UInt32}) AS lt_body, ${timeText(m.created_at)} AS lt_created
+           FROM ${table} WHERE toString(${ident(m.id)}) = {id:String} LIMIT 1`,
+          { id: self, maxBody: MAX_BODY_CHARS },
+        ),
+      );
+      if (!row) throw new LoomError('not_found', `the tracker has no issue "${self}" in ${source.connection.database}.${m.table}`);
+      // A title or body in the request stands in for the stored one (a draft edit of it).
+      query = { title: input.title ?? row.lt_title, body: input.body ?? row.lt_body, before: input.created_before ?? iso(row.lt_created) ?? undefined };
+    }
+    const filters = [
+      ...(query.before ? [`${ident(m.created_at)} < parseDateTime64BestEffort({before:String}, 3, 'UTC')`] : []),
+      ...(self !== undefined ? [`toString(${ident(m.id)}) != {self:String}`] : []),
+    ];
+    const where = filters.length ? `WHERE ${filters.join(' AND ')}` : '';
     const rows = await this.read(source, () =>
       reader.query<{ lt_id: string; lt_title: string; lt_body: string; lt_state: string; lt_created: string }>(
         `SELECT toString(${ident(m.id)}) AS lt_id, ${text(m.title)} AS lt_title, substring(${text(m.body)}, 1, {maxBody:UInt32}) AS lt_body,
                 ${m.state ? text(m.state) : "''"} AS lt_state, ${timeText(m.created_at)} AS lt_created
-         FROM ${qualified(source.connection.database, m.table)} ${where}
+         FROM ${table} ${where}
          ORDER BY ${ident(m.created_at)} DESC LIMIT {scan:UInt32}`,
-        { before: input.created_before ?? '', maxBody: MAX_BODY_CHARS, scan: this.options.scanLimit },
+        { before: query.before ?? '', self: self ?? '', maxBody: MAX_BODY_CHARS, scan: this.options.scanLimit },
       ),
     );
     const threshold = await this.options.threshold();
     const byId = new Map(rows.map((r) => [r.lt_id, r]));
     const ranked = rankDuplicates(
-      { title: input.title, body: input.body, openedAt: input.created_before ? Date.parse(input.created_before) : Date.now() },
+      { title: query.title, body: query.body, openedAt: query.before ? Date.parse(query.before) : Date.now() },
       rows.map((r) => ({ id: r.lt_id, title: r.lt_title, body: r.lt_body, openedAt: r.lt_created ? Date.parse(iso(r.lt_created)!) : undefined })),
     ).slice(0, input.limit ?? 10);
     return {

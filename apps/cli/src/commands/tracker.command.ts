@@ -47,12 +47,14 @@ export async function trackerRegisterCommand(options: Common & { file: string })
   print(options, answer, () => `registered ${answer.source.connection.url} database ${answer.source.connection.database} for ${options.namespace}: ${answer.issues} issues\n`);
 }
 
-/** `loom tracker duplicate-check --title ... [--body ... | --body-file f]`: older issues ranked. */
-export async function trackerDuplicateCheckCommand(options: Common & { title: string; body?: string; bodyFile?: string; before?: string; limit?: string }): Promise<void> {
+/** `loom tracker duplicate-check --title ... [--body ... | --body-file f]` or `--issue <id>`: older issues ranked. */
+export async function trackerDuplicateCheckCommand(options: Common & { title?: string; issue?: string; body?: string; bodyFile?: string; before?: string; limit?: string }): Promise<void> {
+  if (options.title === undefined && options.issue === undefined) throw new Error('pass --title (and --body) for a new issue, or --issue <id> for one in the tracker');
   const body = options.bodyFile ? readFileSync(options.bodyFile, 'utf8') : options.body;
   const answer = await callOp<TrackerDuplicateCheckResponse>(gatewayTarget(options), 'tracker.duplicate_check', {
     namespace: options.namespace,
-    title: options.title,
+    ...(options.title !== undefined ? { title: options.title } : {}),
+    ...(options.issue !== undefined ? { issue: options.issue } : {}),
     ...(body !== undefined ? { body } : {}),
     ...(options.before ? { created_before: options.before } : {}),
     ...(options.limit ? { limit: int('limit', options.limit, 50) } : {}),

@@ -118,8 +118,11 @@ export class TrackerStatusRequest extends NamespacedRequest {
 }
 
 export class TrackerDuplicateCheckRequest extends NamespacedRequest {
-  @IsString() @MinLength(1) @MaxLength(1_000) title!: string;
+  /** The new issue's title; required unless `issue` names one already in the tracker. */
+  @Optional() @IsString() @MinLength(1) @MaxLength(1_000) title?: string;
   @Optional() @IsString() @MaxLength(100_000) body?: string;
+  /** An issue already in the tracker, checked against the issues opened before it (its title and body are read from the source). */
+  @Optional() @IsString() @MinLength(1) @MaxLength(128) @Matches(/^#?[A-Za-z0-9_.:-]+$/, { message: 'issue must be an issue id such as 1234' }) issue?: string;
   /** Only issues opened before this instant are candidates (the new issue's own time); default: all. */
   @Optional() @IsoTime() created_before?: string;
   @Optional() @IsInt() @Min(1) @Max(50) limit?: number;
