@@ -15,7 +15,7 @@ import {
   type TrackerSourceView,
   type TrackerStatusResponse,
 } from '@loom/contracts';
-import { rankDuplicates } from './duplicates/ranker';
+import { DefaultRankerOptions, rankDuplicates } from './duplicates/ranker';
 import { closes } from './links/fix-references';
 import { checkMapping } from './source/mapping-check';
 import { describeUrl, ident, qualified, reasonOf, SourceClients, type SourceConnection, type SourceReader } from './source/source-client';
@@ -35,7 +35,8 @@ const DEFAULT_FAIL = ['fail', 'failed', 'failure', 'error', 'errored'];
 const DEFAULT_PASS = ['pass', 'passed', 'success', 'succeeded', 'ok'];
 /** Databases of the embedded engine a source may not name: Loom's own tables and the engine's. */
 const SYSTEM_DATABASES = ['system', 'information_schema'];
-const MAX_BODY_CHARS = 20_000;
+/** Characters of each body read from the source: what the ranker reads (DefaultRankerOptions.maxBodyChars), no more. */
+const MAX_BODY_CHARS = DefaultRankerOptions.maxBodyChars;
 
 /** `YYYY-MM-DD hh:mm:ss` (UTC) from the engine, as ISO 8601; empty stays null. */
 function iso(value: string | null | undefined): string | null {
