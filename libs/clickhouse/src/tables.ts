@@ -26,6 +26,7 @@ export interface Tables {
   runs: string;
   runUsage: string;
   writeQuarantine: string;
+  trackerSources: string;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -55,5 +56,6 @@ export function tablesFor(database: string): Tables {
     runs: `${database}.runs`,
     runUsage: `${database}.run_usage`,
     writeQuarantine: `${database}.write_quarantine`,
+    trackerSources: `${database}.tracker_sources`,
   };
 }

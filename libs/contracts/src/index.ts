@@ -20,3 +20,4 @@ export * from './context/context.dto';
 export * from './observe/observe.dto';
 export * from './quarantine/quarantine.dto';
 export * from './openapi';
+export * from './tracker/tracker.dto';

@@ -34,6 +34,8 @@ import { GetSettingsRequest, SetSettingRequest } from './settings/settings.dto';
 import { ContextPackRequest } from './context/context.dto';
 import { ObserveCrystallizeRequest, ObserveListRequest, ObserveRecordRequest } from './observe/observe.dto';
 import { QuarantineDropRequest, QuarantineListRequest, QuarantineRetryRequest } from './quarantine/quarantine.dto';
+import { TrackerDuplicateCheckRequest, TrackerFlakyTestsRequest, TrackerIssueLinksRequest, TrackerSourceRegisterRequest, TrackerStatusRequest } from './tracker/tracker.dto';
+import type { TrackerDuplicateCheckResponse, TrackerFlakyTestsResponse, TrackerIssueLinksResponse, TrackerSourceRegisterResponse, TrackerStatusResponse } from './tracker/tracker.dto';
 
 /**
  * The type of an op's answer. A type only: nothing of it exists at run time. The compiler reads it
@@ -102,6 +104,12 @@ export const Ops = {
   'settings.get': { role: 'viewer', request: GetSettingsRequest, response: answers<SettingsResponse>() },
   'settings.set': { role: 'admin', request: SetSettingRequest, response: answers<SettingsResponse>(), deploymentWide: true },
   // Quarantined rows belong to any tenant: only an every-namespace admin handles them.
+  // The tracker plane: read live from the team's own ClickHouse, one source per namespace.
+  'tracker.status': { role: 'viewer', request: TrackerStatusRequest, response: answers<TrackerStatusResponse>() },
+  'tracker.source_register': { role: 'admin', request: TrackerSourceRegisterRequest, response: answers<TrackerSourceRegisterResponse>(), errors: ['not_configured'] },
+  'tracker.duplicate_check': { role: 'viewer', request: TrackerDuplicateCheckRequest, response: answers<TrackerDuplicateCheckResponse>(), errors: ['not_found', 'not_configured', 'unavailable'] },
+  'tracker.issue_links': { role: 'viewer', request: TrackerIssueLinksRequest, response: answers<TrackerIssueLinksResponse>(), errors: ['not_configured', 'unavailable'] },
+  'tracker.flaky_tests': { role: 'viewer', request: TrackerFlakyTestsRequest, response: answers<TrackerFlakyTestsResponse>(), errors: ['not_configured', 'unavailable'] },
   'quarantine.list': { role: 'admin', request: QuarantineListRequest, response: answers<QuarantineListResponse>(), deploymentWide: true },
   'quarantine.retry': { role: 'admin', request: QuarantineRetryRequest, response: answers<QuarantineRetryResponse>(), deploymentWide: true },
   'quarantine.drop': { role: 'admin', request: QuarantineDropRequest, response: answers<QuarantineDropResponse>(), deploymentWide: true },

@@ -1,5 +1,5 @@
 import type { Storage } from '@loom/clickhouse';
-import { Defaults, type SearchMode } from '@loom/contracts';
+import { Defaults, TRACKER_DEFAULT_DUPLICATE_THRESHOLD, type SearchMode } from '@loom/contracts';
 import type { LeaseManager } from '@loom/leases';
 import type { Logger, LoomMetrics } from '@loom/platform';
 import { FakeLlmProvider, type LlmProvider } from '@loom/providers';
@@ -29,7 +29,7 @@ export interface ConversationPlaneOptions {
   storage: Storage;
   requests: RequestClient;
   embedTimeoutMs: number;
-  defaults: { searchExcerptChars: number; searchMinSimilarity: number; searchMode?: SearchMode };
+  defaults: { searchExcerptChars: number; searchMinSimilarity: number; searchMode?: SearchMode; trackerDuplicateThreshold?: number };
   batching: { lingerMs: number; maxRows: number };
   /** Exact in-process fence when this process is storage's only writer (embedded); else storage is re-read. */
   fence: ThreadFence;
@@ -70,6 +70,7 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
     conversation_search_min_similarity: options.defaults.searchMinSimilarity,
     session_brief_model_calls: 1,
     conversation_search_default_mode: options.defaults.searchMode ?? Defaults.searchMode,
+    tracker_duplicate_threshold: options.defaults.trackerDuplicateThreshold ?? TRACKER_DEFAULT_DUPLICATE_THRESHOLD,
   });
   const embedder = new EmbeddingClient(options.requests, options.embedTimeoutMs, metrics);
   const turns = new TurnsRepository(storage);

@@ -35,3 +35,4 @@ export * from './lexical/lexical-columns';
 export * from './saved/saved-messages.service';
 export * from './saved/saved-search.service';
 export * from './deletion/thread-delete.service';
+export { tokenize, tokenMatches, queryTerms, termFrequencies, MAX_TERM_CHARS } from './lexical/tokenizer';

@@ -505,9 +505,57 @@ export interface GetSettingsRequest {
 
 /** Changes one live setting, for every namespace, without a restart. */
 export interface SetSettingRequest {
-  key: 'conversation_search_excerpt_chars' | 'conversation_search_min_similarity' | 'session_brief_model_calls' | 'conversation_search_default_mode';
+  key: 'conversation_search_excerpt_chars' | 'conversation_search_min_similarity' | 'session_brief_model_calls' | 'conversation_search_default_mode' | 'tracker_duplicate_threshold';
   /** A number, or for `conversation_search_default_mode` a mode's name; the range is checked per key. */
   value: string | number;
+}
+
+export interface TrackerStatusRequest {
+  /** Defaults to the token's namespace when the token has exactly one. */
+  namespace?: string;
+}
+
+export interface TrackerSourceRegisterRequest {
+  connection: TrackerConnection;
+  mapping: TrackerMapping;
+  /** Base URL of the tracker's issue pages, for links in answers (e.g. https://github.com/acme/app/issues/). */
+  issue_url_base?: string;
+  /** Defaults to the token's namespace when the token has exactly one. */
+  namespace?: string;
+}
+
+export interface TrackerDuplicateCheckRequest {
+  /** The new issue's title; required unless `issue` names one already in the tracker. */
+  title?: string;
+  body?: string;
+  /** An issue already in the tracker, checked against the issues opened before it (its title and body are read from the source). */
+  issue?: string;
+  /** A date (YYYY-MM-DD, midnight UTC) or a time with its offset (YYYY-MM-DDTHH:MM[:SS[.fff]]Z or ±HH:MM), years 1900-2299. */
+  created_before?: string;
+  limit?: number;
+  /** Defaults to the token's namespace when the token has exactly one. */
+  namespace?: string;
+}
+
+export interface TrackerIssueLinksRequest {
+  /** The issue's id as the tracker writes it (e.g. "1234"). */
+  issue: string;
+  limit?: number;
+  /** Defaults to the token's namespace when the token has exactly one. */
+  namespace?: string;
+}
+
+export interface TrackerFlakyTestsRequest {
+  /** A date (YYYY-MM-DD, midnight UTC) or a time with its offset (YYYY-MM-DDTHH:MM[:SS[.fff]]Z or ±HH:MM), years 1900-2299. */
+  since?: string;
+  /** Only this test. */
+  test?: string;
+  limit?: number;
+  offset?: number;
+  /** Latest runs shown per test. */
+  runs?: number;
+  /** Defaults to the token's namespace when the token has exactly one. */
+  namespace?: string;
 }
 
 /** Rows of the append path that storage refused on their own (poison rows), set aside so that the rows written with them were stored. Deployment-wide: an every-namespace admin token. */
@@ -584,6 +632,73 @@ export interface UsageReport {
   /** Input tokens written to the 1-hour prompt cache (priced higher). */
   cache_write_1h_tokens?: number;
   cache_read_tokens?: number;
+}
+
+export interface TrackerConnection {
+  url: string;
+  user?: string;
+  /** Stored to connect; never logged and never answered. */
+  password?: string;
+  /** The database holding the mapped tables. */
+  database: string;
+}
+
+export interface TrackerMapping {
+  issues: IssuesMapping;
+  pr_links?: PrLinksMapping;
+  pull_requests?: PullRequestsMapping;
+  commits?: CommitsMapping;
+  ci_runs?: CiRunsMapping;
+}
+
+/** The issues table: one row per issue. */
+export interface IssuesMapping {
+  table: string;
+  id: string;
+  title: string;
+  body: string;
+  created_at: string;
+  state?: string;
+  closed_at?: string;
+  /** The issue this one was closed as a duplicate of (empty or null when none). */
+  duplicate_of?: string;
+}
+
+/** The tracker's own link table: one row per (issue, pull request) link. */
+export interface PrLinksMapping {
+  table: string;
+  issue: string;
+  pr: string;
+}
+
+/** Pull requests whose bodies may say "Fixes #N". */
+export interface PullRequestsMapping {
+  table: string;
+  number: string;
+  body: string;
+  title?: string;
+  merged_at?: string;
+}
+
+/** Commits whose messages may say "Fixes #N". */
+export interface CommitsMapping {
+  table: string;
+  sha: string;
+  message: string;
+  committed_at?: string;
+}
+
+/** CI runs: one row per test result. */
+export interface CiRunsMapping {
+  table: string;
+  test: string;
+  commit: string;
+  status: string;
+  run_at: string;
+  /** Status values that mean failed (compared case-insensitively); default fail, failed, failure, error. */
+  fail_values?: string[];
+  /** Status values that mean passed; default pass, passed, success, ok. */
+  pass_values?: string[];
 }
 
 export interface AppendTurnResponse {
@@ -715,6 +830,20 @@ export interface DeleteThreadResponse {
   embeddings_kept: number;
 }
 
+export interface DuplicateCandidate {
+  id: string;
+  title: string;
+  state: string | null;
+  created_at: string | null;
+  url: string | null;
+  /** 0..1: how likely this older issue is the one the new issue duplicates. */
+  score: number;
+  /** Whether the score reaches the live threshold (`tracker_duplicate_threshold`). */
+  duplicate: boolean;
+  /** Code-like evidence both issues share (error codes, exception names, stack frames). */
+  shared: string[];
+}
+
 /** Rows tombstoned (or removed, with purge) per kind. `runs` counts run rows and their usage reports; only a purge removes them (runs carry no person's text). */
 export interface ErasedCounts {
   turns: number;
@@ -780,10 +909,35 @@ export interface ExtractionStatusResponse {
   updated_at: string;
 }
 
+export interface FlakyRun {
+  commit: string;
+  status: string;
+  run_at: string;
+}
+
+export interface FlakyTest {
+  test: string;
+  /** Commits on which the test both failed and passed. */
+  flaky_commits: number;
+  failures: number;
+  passes: number;
+  last_seen: string;
+  latest_runs: FlakyRun[];
+}
+
 export interface GetThreadResponse {
   thread: ThreadView;
   messages?: TurnView[];
   next_cursor?: string | null;
+}
+
+export interface IssueLink {
+  /** A pull request number, or a commit sha for commit messages. */
+  pr: string | null;
+  sha: string | null;
+  source: 'link_table' | 'pr_body' | 'commit_message';
+  /** The phrase that made the link ("Fixes #12"); null for the link table. */
+  phrase: string | null;
 }
 
 export type JsonObject = Record<string, unknown>;
@@ -1076,6 +1230,7 @@ export interface SettingsResponse {
   conversation_search_min_similarity: number;
   session_brief_model_calls: number;
   conversation_search_default_mode: 'hybrid' | 'vector' | 'lexical';
+  tracker_duplicate_threshold: number;
 }
 
 export interface ThreadSummaryView {
@@ -1116,6 +1271,56 @@ export interface TokenInfo {
   last_used_at: string | null;
   revoked: boolean;
   revoked_at: string | null;
+}
+
+export interface TrackerDuplicateCheckResponse {
+  candidates: DuplicateCandidate[];
+  threshold: number;
+  /** Older issues read from the source and ranked. */
+  considered: number;
+}
+
+export interface TrackerFlakyTestsResponse {
+  tests: FlakyTest[];
+  /** Pass as offset for the next page; null when this page is the last. */
+  next_offset: number | null;
+}
+
+export interface TrackerIssueLinksResponse {
+  issue: string;
+  links: IssueLink[];
+}
+
+export interface TrackerSourceRegisterResponse {
+  registered: true;
+  enabled: boolean;
+  source: TrackerSourceView;
+  /** Rows in the issues table when registered (a reachability and mapping check). */
+  issues: number;
+}
+
+/** The registered source as answered: never the password. */
+export interface TrackerSourceView {
+  connection: {
+    url: string;
+    user: string | null;
+    database: string;
+    password_set: boolean;
+  };
+  /** The column mapping as registered: per table (`issues`, `pr_links`, …), its table and column names. */
+  mapping: Record<string, Record<string, string>>;
+  issue_url_base: string | null;
+  registered_at: string;
+}
+
+export interface TrackerStatusResponse {
+  enabled: boolean;
+  /** LOOM_TRACKER_ORG, or null when unset. */
+  org: string | null;
+  source_registered: boolean;
+  /** Why the plane is off and how to turn it on; null when on. */
+  reason: string | null;
+  source: TrackerSourceView | null;
 }
 
 export interface TurnView {
@@ -1218,6 +1423,11 @@ export const OP_NAMES = [
   'token.whoami',
   'settings.get',
   'settings.set',
+  'tracker.status',
+  'tracker.source_register',
+  'tracker.duplicate_check',
+  'tracker.issue_links',
+  'tracker.flaky_tests',
   'quarantine.list',
   'quarantine.retry',
   'quarantine.drop'
@@ -1269,6 +1479,11 @@ export const OP_ROLES: { readonly [O in OpName]: 'viewer' | 'writer' | 'admin' }
   'token.whoami': 'viewer',
   'settings.get': 'viewer',
   'settings.set': 'admin',
+  'tracker.status': 'viewer',
+  'tracker.source_register': 'admin',
+  'tracker.duplicate_check': 'viewer',
+  'tracker.issue_links': 'viewer',
+  'tracker.flaky_tests': 'viewer',
   'quarantine.list': 'admin',
   'quarantine.retry': 'admin',
   'quarantine.drop': 'admin',
@@ -1319,6 +1534,11 @@ export interface OpRequests {
   'token.whoami': WhoamiRequest;
   'settings.get': GetSettingsRequest;
   'settings.set': SetSettingRequest;
+  'tracker.status': TrackerStatusRequest;
+  'tracker.source_register': TrackerSourceRegisterRequest;
+  'tracker.duplicate_check': TrackerDuplicateCheckRequest;
+  'tracker.issue_links': TrackerIssueLinksRequest;
+  'tracker.flaky_tests': TrackerFlakyTestsRequest;
   'quarantine.list': QuarantineListRequest;
   'quarantine.retry': QuarantineRetryRequest;
   'quarantine.drop': QuarantineDropRequest;
@@ -1369,6 +1589,11 @@ export interface OpResponses {
   'token.whoami': WhoamiResponse;
   'settings.get': SettingsResponse;
   'settings.set': SettingsResponse;
+  'tracker.status': TrackerStatusResponse;
+  'tracker.source_register': TrackerSourceRegisterResponse;
+  'tracker.duplicate_check': TrackerDuplicateCheckResponse;
+  'tracker.issue_links': TrackerIssueLinksResponse;
+  'tracker.flaky_tests': TrackerFlakyTestsResponse;
   'quarantine.list': QuarantineListResponse;
   'quarantine.retry': QuarantineRetryResponse;
   'quarantine.drop': QuarantineDropResponse;

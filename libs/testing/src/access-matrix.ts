@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import type { LoomApi } from './api.client';
 import { startTestLoom, type TestLoom } from './embedded-loom';
 import { startOpenAiCompatibleServer } from './openai-compatible.server';
+import { createTrackerTables, trackerRegistration } from './tracker-source';
 
 /**
  * The access matrix (issue 9, requirement 6): every op of the Ops table, called by each role in
@@ -59,6 +60,8 @@ export interface ReadyIds {
   erasure: string;
   extraction: string;
   observeSession: string;
+  /** The embedded database holding this namespace's tracker tables (its registered source). */
+  trackerDatabase: string;
 }
 
 type Fixture = (t: FixtureTarget) => Record<string, unknown> | Promise<Record<string, unknown>>;
@@ -134,6 +137,12 @@ export const Fixtures: Record<OpName, Fixture> = {
   // An id no row has: the op answers per id (`not_found`), so a caller allowed in gets a 200.
   'quarantine.retry': () => ({ ids: ['0'.repeat(32)] }),
   'quarantine.drop': () => ({ ids: ['0'.repeat(32)] }),
+  'tracker.status': () => ({}),
+  // Registers the same source again: the namespace's tracker stays on for the other cases.
+  'tracker.source_register': (t) => trackerRegistration(t.ready.trackerDatabase),
+  'tracker.duplicate_check': () => ({ title: 'Not-ready Set is passed', body: 'Code: 49. (LOGICAL_ERROR)', limit: 3 }),
+  'tracker.issue_links': () => ({ issue: '101' }),
+  'tracker.flaky_tests': () => ({ limit: 5 }),
 };
 
 export function missingFixtures(): string[] {
@@ -281,7 +290,8 @@ export async function startMatrixLoom(): Promise<MatrixLoom> {
   });
   const llm = await startOpenAiCompatibleServer({ chat: () => 'The earlier turns moved invoices to the new ledger.' });
   const loom = await startTestLoom({
-    env: { LOOM_CONVERSATION_TITLER_ENABLED: 'false', LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'matrix-model', LOOM_LOG_LEVEL: 'debug' },
+    // The tracker plane on (LOOM_TRACKER_ORG here, a source per namespace in setUp), so its ops answer.
+    env: { LOOM_CONVERSATION_TITLER_ENABLED: 'false', LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'matrix-model', LOOM_LOG_LEVEL: 'debug', LOOM_TRACKER_ORG: 'acme' },
     logger: createLogger('gateway', 'debug', sink),
   });
   return {
@@ -289,6 +299,7 @@ export async function startMatrixLoom(): Promise<MatrixLoom> {
     logs: () => lines.join(''),
     providerRequests: () => JSON.stringify(llm.requests),
     close: async () => {
+      await loom.gateway.runtime.storage.command(`DROP DATABASE IF EXISTS ${trackerDatabaseOf(loom)}`).catch(() => undefined);
       await loom.close();
       await llm.close();
     },
@@ -313,6 +324,9 @@ async function setUp(loom: TestLoom, namespace: string, secrets: Set<string>): P
   await call('observe.record', { session_id: 'mx-session', observations: [{ obs_id: 'o1', tool: 'Bash', summary: 'Bash: npm test', outcome: 'ok' }] });
   // Briefs every caller may read: the namespace's own, each bounded principal's, another user's.
   await call('session.brief_save', { brief_key: 'plan', sections });
+  const trackerDatabase = trackerDatabaseOf(loom);
+  await createTrackerTables(loom.gateway.runtime.storage, trackerDatabase);
+  await call('tracker.source_register', trackerRegistration(trackerDatabase));
   for (const extra of [
     { read_scope: 'own_user', read_user_id: MATRIX_USER },
     { read_scope: 'own_session', read_user_id: MATRIX_USER, read_session_id: MATRIX_SESSION },
@@ -322,7 +336,12 @@ async function setUp(loom: TestLoom, namespace: string, secrets: Set<string>): P
     secrets.add(created.token);
     await admin.withToken(created.token).ok('session.brief_save', { namespace, brief_key: 'plan', sections });
   }
-  return { thread, message: 'm1', run: run.run_id, erasure: erasure.erasure_id, extraction: extraction.extraction_id, observeSession: 'mx-session' };
+  return { thread, message: 'm1', run: run.run_id, erasure: erasure.erasure_id, extraction: extraction.extraction_id, observeSession: 'mx-session', trackerDatabase };
+}
+
+/** One tracker database per matrix Loom, beside its own (both namespaces register it). */
+function trackerDatabaseOf(loom: TestLoom): string {
+  return `${loom.gateway.runtime.storage.tables.database}_tracker`;
 }
 
 async function mintCallers(loom: TestLoom, namespace: string, secrets: Set<string>): Promise<CallerClient[]> {

@@ -18,3 +18,4 @@ export * from './real-data';
 export * from './fixtures';
 export * from './loom-up';
 export * from './config-reads';
+export * from './tracker-source';

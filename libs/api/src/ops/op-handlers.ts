@@ -6,6 +6,7 @@ import { scopeFor, type BriefSaver, type BriefsService } from '@loom/briefs';
 import type { ErasureService } from '@loom/erasure';
 import type { RunsService } from '@loom/runs';
 import type { QuarantineService } from '@loom/clickhouse';
+import type { TrackerService } from '@loom/tracker';
 import type { OpContext } from './op-context';
 import type * as C from '@loom/contracts';
 
@@ -36,10 +37,11 @@ export interface OpServices {
   auth: AuthService;
   /** Quarantined rows of the append path (storage's). */
   quarantine: QuarantineService;
+  tracker: TrackerService;
 }
 
 /** Adapters from ops to services: take the validated input, call one service method, return. */
-export function createOpHandlers({ plane, memory, observations, briefs, briefSaver = briefs, erasure, runs, auth, quarantine }: OpServices): OpHandlers {
+export function createOpHandlers({ plane, memory, observations, briefs, briefSaver = briefs, erasure, runs, auth, quarantine, tracker }: OpServices): OpHandlers {
   /** Every namespace the token covers: a person's data is erased (and exported) wherever it is. */
   const callerNamespaces = (ctx: OpContext): NamespaceSet => (coversAllNamespaces(ctx.principal) ? { all: true } : { all: false, namespaces: ctx.principal.namespaces });
   const contextPack = new ContextPackService(memory, plane.search, observations);
@@ -139,5 +141,10 @@ export function createOpHandlers({ plane, memory, observations, briefs, briefSav
     'quarantine.drop': async (_ctx, input): Promise<C.QuarantineDropResponse> => {
       return { results: await quarantine.drop(input.ids) };
     },
+    'tracker.status': (ctx) => tracker.status(ctx.namespace),
+    'tracker.source_register': (ctx, input) => tracker.register(ctx.namespace, input),
+    'tracker.duplicate_check': (ctx, input) => tracker.duplicateCheck(ctx.namespace, input),
+    'tracker.issue_links': (ctx, input) => tracker.issueLinks(ctx.namespace, input),
+    'tracker.flaky_tests': (ctx, input) => tracker.flakyTests(ctx.namespace, input),
   };
 }

@@ -493,6 +493,60 @@ export const WireSchemas: WireSchemaSet = {
         "embeddings_kept"
       ]
     },
+    "DuplicateCandidate": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string"
+        },
+        "title": {
+          "type": "string"
+        },
+        "state": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "created_at": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "url": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "score": {
+          "description": "0..1: how likely this older issue is the one the new issue duplicates.",
+          "type": "number"
+        },
+        "duplicate": {
+          "description": "Whether the score reaches the live threshold (`tracker_duplicate_threshold`).",
+          "type": "boolean"
+        },
+        "shared": {
+          "description": "Code-like evidence both issues share (error codes, exception names, stack frames).",
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        }
+      },
+      "required": [
+        "id",
+        "title",
+        "state",
+        "created_at",
+        "url",
+        "score",
+        "duplicate",
+        "shared"
+      ]
+    },
     "ErasedCounts": {
       "description": "Rows tombstoned (or removed, with purge) per kind. `runs` counts run rows and their usage reports; only a purge removes them (runs carry no person's text).",
       "type": "object",
@@ -765,6 +819,60 @@ export const WireSchemas: WireSchemaSet = {
         "updated_at"
       ]
     },
+    "FlakyRun": {
+      "type": "object",
+      "properties": {
+        "commit": {
+          "type": "string"
+        },
+        "status": {
+          "type": "string"
+        },
+        "run_at": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "commit",
+        "status",
+        "run_at"
+      ]
+    },
+    "FlakyTest": {
+      "type": "object",
+      "properties": {
+        "test": {
+          "type": "string"
+        },
+        "flaky_commits": {
+          "description": "Commits on which the test both failed and passed.",
+          "type": "number"
+        },
+        "failures": {
+          "type": "number"
+        },
+        "passes": {
+          "type": "number"
+        },
+        "last_seen": {
+          "type": "string"
+        },
+        "latest_runs": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/FlakyRun"
+          }
+        }
+      },
+      "required": [
+        "test",
+        "flaky_commits",
+        "failures",
+        "passes",
+        "last_seen",
+        "latest_runs"
+      ]
+    },
     "GetThreadResponse": {
       "type": "object",
       "properties": {
@@ -786,6 +894,45 @@ export const WireSchemas: WireSchemaSet = {
       },
       "required": [
         "thread"
+      ]
+    },
+    "IssueLink": {
+      "type": "object",
+      "properties": {
+        "pr": {
+          "description": "A pull request number, or a commit sha for commit messages.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "sha": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "source": {
+          "type": "string",
+          "enum": [
+            "link_table",
+            "pr_body",
+            "commit_message"
+          ]
+        },
+        "phrase": {
+          "description": "The phrase that made the link (\"Fixes #12\"); null for the link table.",
+          "type": [
+            "string",
+            "null"
+          ]
+        }
+      },
+      "required": [
+        "pr",
+        "sha",
+        "source",
+        "phrase"
       ]
     },
     "JsonObject": {
@@ -1875,13 +2022,17 @@ export const WireSchemas: WireSchemaSet = {
             "vector",
             "lexical"
           ]
+        },
+        "tracker_duplicate_threshold": {
+          "type": "number"
         }
       },
       "required": [
         "conversation_search_excerpt_chars",
         "conversation_search_min_similarity",
         "session_brief_model_calls",
-        "conversation_search_default_mode"
+        "conversation_search_default_mode",
+        "tracker_duplicate_threshold"
       ]
     },
     "ThreadSummaryView": {
@@ -2071,6 +2222,193 @@ export const WireSchemas: WireSchemaSet = {
         "last_used_at",
         "revoked",
         "revoked_at"
+      ]
+    },
+    "TrackerDuplicateCheckResponse": {
+      "type": "object",
+      "properties": {
+        "candidates": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/DuplicateCandidate"
+          }
+        },
+        "threshold": {
+          "type": "number"
+        },
+        "considered": {
+          "description": "Older issues read from the source and ranked.",
+          "type": "number"
+        }
+      },
+      "required": [
+        "candidates",
+        "threshold",
+        "considered"
+      ]
+    },
+    "TrackerFlakyTestsResponse": {
+      "type": "object",
+      "properties": {
+        "tests": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/FlakyTest"
+          }
+        },
+        "next_offset": {
+          "description": "Pass as offset for the next page; null when this page is the last.",
+          "type": [
+            "number",
+            "null"
+          ]
+        }
+      },
+      "required": [
+        "tests",
+        "next_offset"
+      ]
+    },
+    "TrackerIssueLinksResponse": {
+      "type": "object",
+      "properties": {
+        "issue": {
+          "type": "string"
+        },
+        "links": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/IssueLink"
+          }
+        }
+      },
+      "required": [
+        "issue",
+        "links"
+      ]
+    },
+    "TrackerSourceRegisterResponse": {
+      "type": "object",
+      "properties": {
+        "registered": {
+          "type": "boolean",
+          "const": true
+        },
+        "enabled": {
+          "type": "boolean"
+        },
+        "source": {
+          "$ref": "#/components/schemas/TrackerSourceView"
+        },
+        "issues": {
+          "description": "Rows in the issues table when registered (a reachability and mapping check).",
+          "type": "number"
+        }
+      },
+      "required": [
+        "registered",
+        "enabled",
+        "source",
+        "issues"
+      ]
+    },
+    "TrackerSourceView": {
+      "description": "The registered source as answered: never the password.",
+      "type": "object",
+      "properties": {
+        "connection": {
+          "type": "object",
+          "properties": {
+            "url": {
+              "type": "string"
+            },
+            "user": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "database": {
+              "type": "string"
+            },
+            "password_set": {
+              "type": "boolean"
+            }
+          },
+          "required": [
+            "url",
+            "user",
+            "database",
+            "password_set"
+          ]
+        },
+        "mapping": {
+          "description": "The column mapping as registered: per table (`issues`, `pr_links`, …), its table and column names.",
+          "type": "object",
+          "additionalProperties": {
+            "type": "object",
+            "additionalProperties": {
+              "type": "string"
+            }
+          }
+        },
+        "issue_url_base": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "registered_at": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "connection",
+        "mapping",
+        "issue_url_base",
+        "registered_at"
+      ]
+    },
+    "TrackerStatusResponse": {
+      "type": "object",
+      "properties": {
+        "enabled": {
+          "type": "boolean"
+        },
+        "org": {
+          "description": "LOOM_TRACKER_ORG, or null when unset.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "source_registered": {
+          "type": "boolean"
+        },
+        "reason": {
+          "description": "Why the plane is off and how to turn it on; null when on.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "source": {
+          "anyOf": [
+            {
+              "$ref": "#/components/schemas/TrackerSourceView"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "required": [
+        "enabled",
+        "org",
+        "source_registered",
+        "reason",
+        "source"
       ]
     },
     "TurnView": {
@@ -2360,6 +2698,21 @@ export const WireSchemas: WireSchemaSet = {
     },
     "settings.set": {
       "$ref": "#/components/schemas/SettingsResponse"
+    },
+    "tracker.status": {
+      "$ref": "#/components/schemas/TrackerStatusResponse"
+    },
+    "tracker.source_register": {
+      "$ref": "#/components/schemas/TrackerSourceRegisterResponse"
+    },
+    "tracker.duplicate_check": {
+      "$ref": "#/components/schemas/TrackerDuplicateCheckResponse"
+    },
+    "tracker.issue_links": {
+      "$ref": "#/components/schemas/TrackerIssueLinksResponse"
+    },
+    "tracker.flaky_tests": {
+      "$ref": "#/components/schemas/TrackerFlakyTestsResponse"
     },
     "quarantine.list": {
       "$ref": "#/components/schemas/QuarantineListResponse"
@@ -2711,6 +3064,79 @@ export const WireSchemas: WireSchemaSet = {
             "items": {
               "type": "string"
             }
+          }
+        }
+      }
+    },
+    "CiRunsMapping": {
+      "description": "CI runs: one row per test result.",
+      "fields": {
+        "table": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "test": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "commit": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "status": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "run_at": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "fail_values": {
+          "description": "Status values that mean failed (compared case-insensitively); default fail, failed, failure, error.",
+          "schema": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        },
+        "pass_values": {
+          "description": "Status values that mean passed; default pass, passed, success, ok.",
+          "schema": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        }
+      }
+    },
+    "CommitsMapping": {
+      "description": "Commits whose messages may say \"Fixes #N\".",
+      "fields": {
+        "table": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "sha": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "message": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "committed_at": {
+          "schema": {
+            "type": "string"
           }
         }
       }
@@ -3070,6 +3496,52 @@ export const WireSchemas: WireSchemaSet = {
         }
       }
     },
+    "IssuesMapping": {
+      "description": "The issues table: one row per issue.",
+      "fields": {
+        "table": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "title": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "body": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "created_at": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "state": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "closed_at": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "duplicate_of": {
+          "description": "The issue this one was closed as a duplicate of (empty or null when none).",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
     "ListSavedMessagesRequest": {
       "description": "A user's saved messages, newest saved first.",
       "fields": {
@@ -3375,6 +3847,56 @@ export const WireSchemas: WireSchemaSet = {
         },
         "namespace": {
           "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "PrLinksMapping": {
+      "description": "The tracker's own link table: one row per (issue, pull request) link.",
+      "fields": {
+        "table": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "issue": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "pr": {
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "PullRequestsMapping": {
+      "description": "Pull requests whose bodies may say \"Fixes #N\".",
+      "fields": {
+        "table": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "number": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "body": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "title": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "merged_at": {
           "schema": {
             "type": "string"
           }
@@ -4013,7 +4535,8 @@ export const WireSchemas: WireSchemaSet = {
               "conversation_search_excerpt_chars",
               "conversation_search_min_similarity",
               "session_brief_model_calls",
-              "conversation_search_default_mode"
+              "conversation_search_default_mode",
+              "tracker_duplicate_threshold"
             ]
           }
         },
@@ -4024,6 +4547,194 @@ export const WireSchemas: WireSchemaSet = {
               "string",
               "number"
             ]
+          }
+        }
+      }
+    },
+    "TrackerConnection": {
+      "fields": {
+        "url": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "user": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "password": {
+          "description": "Stored to connect; never logged and never answered.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "database": {
+          "description": "The database holding the mapped tables.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "TrackerDuplicateCheckRequest": {
+      "fields": {
+        "title": {
+          "description": "The new issue's title; required unless `issue` names one already in the tracker.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "body": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "issue": {
+          "description": "An issue already in the tracker, checked against the issues opened before it (its title and body are read from the source).",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "created_before": {
+          "description": "Only issues opened before this instant are candidates (the new issue's own time); default: all.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "limit": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "TrackerFlakyTestsRequest": {
+      "fields": {
+        "since": {
+          "description": "Only runs at or after this instant.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "test": {
+          "description": "Only this test.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "limit": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "offset": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "runs": {
+          "description": "Latest runs shown per test.",
+          "schema": {
+            "type": "number"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "TrackerIssueLinksRequest": {
+      "fields": {
+        "issue": {
+          "description": "The issue's id as the tracker writes it (e.g. \"1234\").",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "limit": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "TrackerMapping": {
+      "fields": {
+        "issues": {
+          "schema": {
+            "$ref": "#/components/schemas/IssuesMapping"
+          }
+        },
+        "pr_links": {
+          "schema": {
+            "$ref": "#/components/schemas/PrLinksMapping"
+          }
+        },
+        "pull_requests": {
+          "schema": {
+            "$ref": "#/components/schemas/PullRequestsMapping"
+          }
+        },
+        "commits": {
+          "schema": {
+            "$ref": "#/components/schemas/CommitsMapping"
+          }
+        },
+        "ci_runs": {
+          "schema": {
+            "$ref": "#/components/schemas/CiRunsMapping"
+          }
+        }
+      }
+    },
+    "TrackerSourceRegisterRequest": {
+      "fields": {
+        "connection": {
+          "schema": {
+            "$ref": "#/components/schemas/TrackerConnection"
+          }
+        },
+        "mapping": {
+          "schema": {
+            "$ref": "#/components/schemas/TrackerMapping"
+          }
+        },
+        "issue_url_base": {
+          "description": "Base URL of the tracker's issue pages, for links in answers (e.g. https://github.com/acme/app/issues/).",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "TrackerStatusRequest": {
+      "fields": {
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
           }
         }
       }

@@ -53,6 +53,7 @@ export async function startBriefCondenserService(config: BriefCondenserConfig, o
     conversation_search_min_similarity: 0.3,
     session_brief_model_calls: 1,
     conversation_search_default_mode: Defaults.searchMode,
+    tracker_duplicate_threshold: 0.5,
   });
   const briefs = new BriefsService(storage, leases, new MeteredLlm(briefLlm(config, llm), 'brief', { metrics, prices }), config.briefs, { metrics, logger }, async () => (await settings.get('session_brief_model_calls')) !== 0);
   const memory = new MemoryService(storage, new EmbeddingClient(requests, config.embedRequestTimeoutMs, metrics), new MeteredLlm(llm, 'extraction', { metrics, prices }), { metrics, logger }, {

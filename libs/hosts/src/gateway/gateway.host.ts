@@ -28,6 +28,7 @@ export const GatewaySections = [
   'logLevel',
   'traces',
   'append',
+  'tracker',
 ] as const satisfies readonly (keyof LoomConfig)[];
 export type GatewayConfig = Pick<LoomConfig, (typeof GatewaySections)[number]>;
 

@@ -16,6 +16,7 @@ import type { GatewayConfig } from './gateway.host';
 import { BriefsService, RemoteBriefRevision } from '@loom/briefs';
 import { applyRetention, ErasureService } from '@loom/erasure';
 import { RunsService } from '@loom/runs';
+import { TrackerService } from '@loom/tracker';
 import { InMemoryLeaseManager, NatsKvLeaseManager } from '@loom/leases';
 
 /** How often a gateway looks for turns whose embed waited for NATS to come back. */
@@ -35,6 +36,7 @@ export interface GatewayRuntime {
   memory: MemoryService;
   erasure: ErasureService;
   runs: RunsService;
+  tracker: TrackerService;
   mcp: McpEndpoint;
   /** Embedded only: the titler runs in this process. Split, the titler app runs it. */
   titler: TitlerWorker | undefined;
@@ -98,7 +100,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
       storage,
       requests,
       embedTimeoutMs: config.embedRequestTimeoutMs,
-      defaults: config.conversation,
+      defaults: { ...config.conversation, ...(config.tracker.duplicateThreshold !== undefined ? { trackerDuplicateThreshold: config.tracker.duplicateThreshold } : {}) },
       batching: { lingerMs: config.append.batchLingerMs, maxRows: config.append.batchMaxRows },
       // Embedded, this process is storage's only writer, so an in-memory fence is exact.
       fence: storage.mode === 'embedded' ? new InProcessThreadFence() : new StorageCheckedFence(),
@@ -147,10 +149,16 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
     if (config.erasure.runsIn === 'service') logger.info('erasures run in the erasure service (LOOM_ERASURE_RUNS_IN=service): this gateway stores requests and waits for their records');
     const runs = new RunsService(storage, leases, prices);
     const observations = new ObservationsService(storage, memory, leases);
+    const tracker = new TrackerService(storage, {
+      org: config.tracker.org,
+      scanLimit: config.tracker.scanLimit,
+      queryTimeoutMs: config.tracker.queryTimeoutMs,
+      threshold: () => plane.settings.get('tracker_duplicate_threshold'),
+    });
     // A save waits for the brief's lease (up to 60 s), then for each of its model windows.
     const briefSaver = condenser ? new RemoteBriefRevision(requests, 60_000 + config.llm.timeoutMs * config.briefs.maxWindows + 5_000) : briefs;
     if (condenser) logger.info('session.brief_save and deferred memory extractions run in the brief condenser (LOOM_BRIEFS_RUNS_IN=service): this gateway sends saves over NATS and hands extractions over JetStream');
-    const dispatcher = new OpDispatcher(createOpHandlers({ plane, memory, observations, briefs, briefSaver, erasure, runs, auth, quarantine: storage.quarantine }), auth, metrics, logger);
+    const dispatcher = new OpDispatcher(createOpHandlers({ plane, memory, observations, briefs, briefSaver, erasure, runs, auth, quarantine: storage.quarantine, tracker }), auth, metrics, logger);
     const mcp = new McpEndpoint(auth, dispatcher, runs, config.mcp.sessionRunIdleSeconds, storage, logger);
     // Idle MCP runs are closed on a cadence well inside the idle time.
     const sweeper = setInterval(() => void mcp.sweep().catch((error: unknown) => logger.warn({ err: error }, 'closing idle MCP runs failed; next sweep retries')), Math.min(30, Math.max(1, config.mcp.sessionRunIdleSeconds / 2)) * 1000);
@@ -174,6 +182,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
       memory,
       erasure,
       runs,
+      tracker,
       mcp,
       titler,
       close: async () => {
@@ -183,6 +192,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
         await deferredEmbeds?.stop();
         await memory.close();
         await erasure.close();
+        await tracker.close();
         await transport.close();
         await storage.close();
       },

@@ -133,6 +133,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ LOOM_SESSION_BRIEF_LLM: 'false' }).briefs.llm).toBe(false);
   });
 
+  it('SETTINGS-09, TRACKER-01: the tracker plane is off (no org) by default; LOOM_TRACKER_ORG, the threshold, scan limit and timeout are read and checked', () => {
+    expect(loadConfig({}).tracker).toEqual({ org: undefined, duplicateThreshold: undefined, scanLimit: 20_000, queryTimeoutMs: 15_000 });
+    expect(loadConfig({ LOOM_TRACKER_ORG: 'acme', LOOM_TRACKER_DUPLICATE_THRESHOLD: '0.7' }).tracker).toMatchObject({ org: 'acme', duplicateThreshold: 0.7 });
+    expect(() => loadConfig({ LOOM_TRACKER_DUPLICATE_THRESHOLD: '2' })).toThrow(/LOOM_TRACKER_DUPLICATE_THRESHOLD must be a number from 0 to 1/);
+  });
+
   it('the README configuration table names every LOOM_* variable', () => {
     const readme = readFileSync(join(__dirname, '..', '..', '..', '..', 'README.md'), 'utf8');
     // Regenerate with: npm run build && node tools/readme-config-table.js

@@ -82,6 +82,8 @@ export interface LoomConfig {
   logLevel: string;
   traces: TracesConfig;
   append: { batchLingerMs: number; batchMaxRows: number };
+  /** The tracker plane: off until `org` is set and a source is registered. */
+  tracker: { org: string | undefined; duplicateThreshold: number | undefined; scanLimit: number; queryTimeoutMs: number };
 }
 
 /** The variables (name, meaning, default) — the README's table is generated from this list. */
@@ -166,6 +168,10 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   { name: 'LOOM_BOOTSTRAP_ADMIN_TOKEN', default: '(unset)', meaning: 'this value becomes an admin token for every namespace at start (automation)' },
   { name: 'LOOM_APPEND_BATCH_LINGER_MS', default: '0', meaning: 'extra wait for company before a transcript insert; 0 is pure group commit (idle: at once; busy: the next batch forms while one is written)' },
   { name: 'LOOM_APPEND_BATCH_MAX_ROWS', default: '500', meaning: 'most turns in one insert' },
+  { name: 'LOOM_TRACKER_ORG', default: '(unset: the tracker plane is off)', meaning: "the organisation whose tracker Loom reads; with a source registered (tracker.source_register) the tracker ops turn on" },
+  { name: 'LOOM_TRACKER_DUPLICATE_THRESHOLD', default: '0.5', meaning: 'score (0..1) from which tracker.duplicate_check calls an older issue a duplicate (live: settings.set tracker_duplicate_threshold overrides it)' },
+  { name: 'LOOM_TRACKER_SCAN_LIMIT', default: '20000', meaning: 'newest issues of the source one duplicate check reads and ranks' },
+  { name: 'LOOM_TRACKER_QUERY_TIMEOUT_MS', default: '15000', meaning: "how long a read of the team's ClickHouse may take before the op answers 503" },
   { name: 'LOOM_LOG_LEVEL', default: 'info', meaning: 'trace | debug | info | warn | error | fatal | silent' },
   {
     name: 'LOOM_TRACES',
@@ -219,6 +225,7 @@ export const AllConfigSections = [
   'logLevel',
   'traces',
   'append',
+  'tracker',
 ] as const satisfies readonly ConfigSection[];
 
 /**
@@ -405,6 +412,12 @@ export function loadConfigSections<K extends ConfigSection>(
     append: () => ({
       batchLingerMs: int('LOOM_APPEND_BATCH_LINGER_MS', 0, 0, 1000),
       batchMaxRows: int('LOOM_APPEND_BATCH_MAX_ROWS', 500, 1, 100_000),
+    }),
+    tracker: () => ({
+      org: str('LOOM_TRACKER_ORG'),
+      duplicateThreshold: str('LOOM_TRACKER_DUPLICATE_THRESHOLD') === undefined ? undefined : num('LOOM_TRACKER_DUPLICATE_THRESHOLD', 0.5, 0, 1),
+      scanLimit: int('LOOM_TRACKER_SCAN_LIMIT', 20_000, 1, 10_000_000),
+      queryTimeoutMs: int('LOOM_TRACKER_QUERY_TIMEOUT_MS', 15_000, 100, 600_000),
     }),
   };
   const config = {} as Partial<LoomConfig>;
