@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 const TESTS = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', 'libs/testing/**/*.ts', 'e2e/**/*.ts'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  { ignores: ['dist/**', 'libs/sdk/dist/**', 'node_modules/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
@@ -40,10 +40,13 @@ export default tseslint.config(
             { sourceTag: 'type:sdk', onlyDependOnLibsWithTags: ['type:contracts'], bannedExternalImports: ['@nestjs/*', '@clickhouse/*', 'chdb', 'nats'] },
             { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform'] },
             { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform', 'type:data-access', 'type:domain'] },
-            // Apps compose libs; none imports another app, and the test harness is for tests.
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform', 'type:data-access', 'type:domain'] },
+            // The hosts (libs/hosts, one folder per process) compose libs into services; only apps
+            // and tests import them, so no library can reach for another process's wiring (ADR 0019).
+            { sourceTag: 'type:hosts', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform', 'type:data-access', 'type:domain', 'type:hosts'] },
+            // Apps start hosts; none imports another app, and the test harness is for tests.
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform', 'type:data-access', 'type:domain', 'type:hosts'] },
             // The test harness, the e2e tier and the benchmarks.
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform', 'type:data-access', 'type:domain', 'type:sdk', 'type:testing'] },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform', 'type:data-access', 'type:domain', 'type:hosts', 'type:sdk', 'type:testing'] },
           ],
         },
       ],

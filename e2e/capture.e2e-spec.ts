@@ -11,6 +11,7 @@ import {
   codexWorkRollout,
   COMPACT_SUMMARY,
   CURSOR_FIRST_PROMPT,
+  cursorAgentTranscript,
   describeRealData,
   LEDGER_BRANCH,
   sharedDataPath,
@@ -253,6 +254,43 @@ describe('capture clients and loom ingest-transcript', () => {
     expect(stored[0]).toMatchObject({ role: 'user', content: CODEX_PROMPT });
   });
 
+  it("CAPTURE-04 [issue 12: Codex hooks.toml]: the snippet the README appends to ~/.codex/config.toml is Codex's hook schema, and its Stop handler, run as Codex runs it, records the rollout", async () => {
+    // Debian's python3 (3.11) reads TOML with its standard library; the Python SDK's tests need it too.
+    const read = await run('/usr/bin/python3', ['-c', 'import json, sys, tomllib; print(json.dumps(tomllib.load(open(sys.argv[1], "rb"))))', join(ROOT, 'integrations', 'codex', 'hooks.toml')]);
+    type Handler = { type: string; command: string; timeout: number };
+    const config = JSON.parse(read.stdout) as { hooks: Record<string, Array<{ hooks: Handler[] }>> };
+    expect(Object.keys(config.hooks).sort()).toEqual(['PreCompact', 'Stop']);
+    for (const groups of Object.values(config.hooks)) for (const handler of groups.flatMap((g) => g.hooks)) expect(handler).toEqual({ type: 'command', command: expect.stringContaining('/path/to/loom/'), timeout: 120 });
+    const command = config.hooks['Stop']![0]!.hooks[0]!.command.replaceAll('/path/to/loom', ROOT);
+    const rollout = transcriptFile('codex-toml.jsonl', codexWorkRollout().text);
+    // Codex's Stop input (codex-rs/hooks/schema/generated/stop.command.input.schema.json).
+    const input = { cwd: work, hook_event_name: 'Stop', last_assistant_message: null, model: 'gpt-5.1-codex', permission_mode: 'default', session_id: 'codex-toml', stop_hook_active: false, transcript_path: rollout, turn_id: 't1' };
+    await new Promise<void>((done, fail) => {
+      const child = execFile('sh', ['-c', command], { env: { ...env, LOOM_AGENT: 'codex' } }, (error) => (error ? fail(error) : done()));
+      child.stdin!.end(JSON.stringify(input));
+    });
+    const stored = (await loom.admin.ok('conversation.list', { namespace: ns, thread_id: 'codex-toml', agent: 'codex', limit: 200 })).messages as Array<{ role: string; content: string }>;
+    expect(stored.map((t) => t.role)).toEqual(['user', 'assistant']);
+    expect(stored[0]).toMatchObject({ content: CODEX_PROMPT });
+  });
+
+  it('[issue 12: MCP config] the MCP snippets for Codex and Cursor name /mcp on the gateway with the token in LOOM_TOKEN, and that request initializes an MCP session', async () => {
+    const read = await run('/usr/bin/python3', ['-c', 'import json, sys, tomllib; print(json.dumps(tomllib.load(open(sys.argv[1], "rb"))))', join(ROOT, 'integrations', 'codex', 'mcp.toml')]);
+    const codex = (JSON.parse(read.stdout) as { mcp_servers: Record<string, { url: string; bearer_token_env_var: string }> }).mcp_servers['loom']!;
+    const cursor = (JSON.parse(readFileSync(join(ROOT, 'integrations', 'cursor', 'mcp.json'), 'utf8')) as { mcpServers: Record<string, { url: string; headers: Record<string, string> }> }).mcpServers['loom']!;
+    expect(codex).toEqual({ url: 'http://127.0.0.1:7777/mcp', bearer_token_env_var: 'LOOM_TOKEN' });
+    expect(cursor).toEqual({ url: codex.url, headers: { Authorization: 'Bearer ${env:LOOM_TOKEN}' } });
+    // What either client sends, against this gateway: the snippet's path, the header with the variable filled in.
+    const url = new URL(new URL(codex.url).pathname, loom.url);
+    const answer = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: cursor.headers['Authorization']!.replace('${env:LOOM_TOKEN}', token) },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'readme-check', version: '0' } } }),
+    });
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toContain('"serverInfo"');
+  });
+
   it('CAPTURE-04, CAPTURE-09: with LOOM_CAPTURE_BRIEF_ON_STOP=true a Codex Stop also saves the session brief from its turns and shell commands, and a Stop with nothing new saves nothing', async () => {
     const rollout = transcriptFile('codex-brief.jsonl', codexWorkRollout().text);
     // Codex's Stop input: Claude Code's fields plus turn_id and model.
@@ -317,6 +355,30 @@ describe('capture clients and loom ingest-transcript', () => {
     const stored = (await loom.admin.ok('conversation.list', { namespace: ns, thread_id: 'cursor-1', agent: 'cursor', limit: 200 })).messages;
     expect(stored.map((t: { role: string }) => t.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(stored[0]).toMatchObject({ role: 'user', content: CURSOR_FIRST_PROMPT });
+  });
+
+  it("CAPTURE-05 [issue 12: Cursor's stop hook]: hooks.json's command, fed Cursor's stop input on stdin, records Cursor's own transcript under its conversation_id, prints nothing on stdout, and adds nothing the second time", async () => {
+    const transcript = join(work, `cursor-agent-${ns}.jsonl`);
+    const fixture = cursorAgentTranscript();
+    writeFileSync(transcript, fixture.text);
+    // The command integrations/cursor/hooks.json installs, with the checkout's path (what the README's sed does).
+    const hooks = JSON.parse(readFileSync(join(ROOT, 'integrations', 'cursor', 'hooks.json'), 'utf8')) as { version: number; hooks: { stop: Array<{ command: string }> } };
+    expect(hooks.version).toBe(1);
+    const command = hooks.hooks.stop[0]!.command.replaceAll('/path/to/loom', ROOT);
+    const stop = { conversation_id: 'cursor-conv-1', generation_id: 'gen-1', hook_event_name: 'stop', status: 'completed', workspace_roots: [work], transcript_path: transcript };
+    const runStop = () =>
+      new Promise<{ stdout: string; stderr: string }>((done, fail) => {
+        const child = execFile('sh', ['-c', command], { env }, (error, stdout, stderr) => (error ? fail(error) : done({ stdout, stderr })));
+        child.stdin!.end(JSON.stringify(stop));
+      });
+    const first = await runStop();
+    expect(first.stdout).toBe('');
+    expect(first.stderr).toContain('(cursor)');
+    const stored = (await loom.admin.ok('conversation.list', { namespace: ns, thread_id: 'cursor-conv-1', agent: 'cursor', limit: 200 })).messages as Array<{ role: string; content: string }>;
+    expect(stored.map(({ role, content }) => ({ role, content }))).toEqual(fixture.turns);
+    const again = await runStop();
+    expect(again.stderr).toContain(`0 of ${fixture.turns.length}`);
+    expect((await loom.admin.ok('conversation.list', { namespace: ns, thread_id: 'cursor-conv-1', agent: 'cursor', limit: 200 })).messages).toHaveLength(fixture.turns.length);
   });
 
   it('RUNS-02: loom runs list shows each run with its model cost, newest first, and the total', async () => {

@@ -262,7 +262,7 @@ describe('loom CLI without a gateway', () => {
     writeFileSync(file, claudeCodeDebugSession().text);
     const wrong = await ingest('--file', file, '--format', 'codex');
     expect(wrong).toMatchObject({ code: 1, stderr: expect.stringContaining('session.jsonl is not a codex transcript (as --format said)') });
-    expect(wrong.stderr).toContain('give the right --format (markdown, json, claude-code, codex)');
+    expect(wrong.stderr).toContain('give the right --format (markdown, json, claude-code, codex, cursor)');
     // Every target refuses a file that yields nothing, not only the transcript.
     expect(await ingest('--file', '/etc/passwd', '--target', 'run')).toMatchObject({ code: 1, stderr: expect.stringContaining('is not a markdown transcript') });
     const right = await ingest('--file', file, '--format', 'claude-code', '--dry-run');

@@ -20,16 +20,24 @@ describe('split topology (separate processes on NATS)', () => {
   let storage: Storage;
   let llm: OpenAiCompatibleServer;
   beforeAll(async () => {
-    llm = await startOpenAiCompatibleServer({ chat: (messages) => `Title ${/thread-(\d+)/.exec(messages.map((m) => m.content).join(' '))?.[1] ?? 'x'}` });
+    llm = await startOpenAiCompatibleServer({
+      chat: (messages) => {
+        const text = messages.map((m) => m.content).join(' ');
+        // A brief revision: JSON, unless the events ask the model to fail.
+        if (text.includes('What happened since:')) return text.includes('unparseable') ? 'no JSON here' : JSON.stringify({ goal: 'Move invoices to the ledger', status: 'export job next' });
+        return `Title ${/thread-(\d+)/.exec(text)?.[1] ?? 'x'}`;
+      },
+    });
     topology = await startSplitTopology({
       embedders: 2,
       titlers: 2,
       erasers: 1,
       compactors: 1,
+      condensers: 1,
       gateways: 2,
       // Both gateways look for due deferred extractions every 100 ms, so their looks race. The
       // erasure service polls every 10 minutes: the erasures the test sees done were nudged over NATS.
-      env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'titles', LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS: '1', LOOM_MEMORY_EXTRACTION_POLL_MS: '100', LOOM_ERASURE_POLL_MS: '600000', LOOM_ERASURE_RUNS_IN: 'service', LOOM_COMPACTION_RUNS_IN: 'service' },
+      env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'titles', LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS: '1', LOOM_MEMORY_EXTRACTION_POLL_MS: '100', LOOM_ERASURE_POLL_MS: '600000', LOOM_ERASURE_RUNS_IN: 'service', LOOM_COMPACTION_RUNS_IN: 'service', LOOM_BRIEFS_RUNS_IN: 'service', LOOM_RETENTION_CONVERSATIONS_DAYS: '3650' },
     });
     storage = Storage.open({ url: topology.clickhouseUrl, database: topology.database, dataDir: '/nonexistent' });
   }, 120_000);
@@ -84,7 +92,7 @@ describe('split topology (separate processes on NATS)', () => {
     expect(await countRows(storage, 'conversations', { namespace: ns }, false)).toBe(100);
   });
 
-  it('deferred extractions accepted by either gateway run once each, though both replicas keep looking for due work (NATS KV leases)', async () => {
+  it('[issue 11: durable events] deferred extractions accepted by either gateway run once each in the brief condenser (LOOM_BRIEFS_RUNS_IN=service), handed over on JetStream and found by its poll as well (NATS KV leases)', async () => {
     const ns = uniqueNamespace();
     const apis = topology.urls.map((u) => new LoomApi(u, topology.admin.token));
     const accepted = await Promise.all(
@@ -125,6 +133,40 @@ describe('split topology (separate processes on NATS)', () => {
     for (const url of topology.urls) expect(await (await fetch(`${url}/metrics`)).text()).not.toMatch(/loom_jobs_total\{[^}]*kind="erasure"/);
   });
 
+  it('CONV-SEARCH-21 CONV-SEARCH-22 CONV-SEARCH-23 CONV-SEARCH-25 [issue 10: removal paths] (split): in every search mode, turns the compactor retired, the erasure service erased, a purge removed or the retention TTL expired are not found by their words', async () => {
+    const ns = uniqueNamespace();
+    const person = `u-${ns}`;
+    const api = topology.admin;
+    await api.ok('conversation.set_logging', { namespace: ns, enabled: true });
+    const animals = ['zebu', 'yak', 'gnu', 'emu', 'kudu', 'ibex'];
+    for (let i = 0; i < 6; i++) await api.ok('conversation.append', { namespace: ns, thread_id: 'c', msg_id: `c${i}`, role: 'user', content: `pelican rollout step ${i} ${animals[i]}` });
+    await api.ok('conversation.append', { namespace: ns, thread_id: 'p', msg_id: 'p1', role: 'user', content: 'osprey notes of the person', user_id: person });
+    await api.ok('conversation.append', { namespace: ns, thread_id: 'k', msg_id: 'k1', role: 'user', content: 'osprey notes kept' });
+    // k1 as if logged eleven years ago: past the topology's retention (3,650 days), not yet merged away.
+    const old = new Date(Date.now() - 11 * 365 * 86_400_000).toISOString().replace('T', ' ').replace('Z', '');
+    for (const table of [storage.tables.conversations, storage.tables.conversationEmbeddings]) {
+      const [row] = await storage.query<Record<string, unknown>>(`SELECT * EXCEPT (version) FROM ${table} FINAL WHERE namespace = {ns:String} AND msg_id = 'k1'`, { ns });
+      await storage.insert(table, [{ ...row, msg_id: 'expired', ts: old, version: Date.now() * 1000 }]);
+    }
+    const found = async (query: string, mode: string) =>
+      (await api.ok('conversation.search', { namespace: ns, namespace_scope: 'namespace', query, search_mode: mode, limit: 50 })).hits.map((h: { msg_id: string }) => h.msg_id) as string[];
+    expect(await found('zebu osprey', 'lexical')).toEqual(expect.arrayContaining(['c0', 'p1', 'k1']));
+    expect(await found('osprey', 'lexical')).not.toContain('expired');
+    await api.ok('conversation.compact', { namespace: ns, thread_id: 'c', keep_recent: 2 });
+    expect(await api.ok('erasure.request', { namespace: ns, user_id: person })).toMatchObject({ status: 'done' });
+    for (const mode of ['hybrid', 'vector', 'lexical']) {
+      const hits = [...(await found('pelican rollout step zebu yak', mode)), ...(await found('osprey notes of the person', mode))];
+      expect([mode, hits.filter((m) => /^c[0-3]$/.test(m) || m === 'p1')]).toEqual([mode, []]);
+      // The vector leg's floor decides what it finds; the words find the turns still there.
+      if (mode !== 'vector') expect([mode, hits]).toEqual([mode, expect.arrayContaining(['c4', 'k1'])]);
+    }
+    // An expired turn keeps its embedding row (CONV-RET-04), but is not found by its words.
+    expect(await found('osprey', 'lexical')).toEqual(['k1']);
+    expect(await found('kudu', 'lexical')).toEqual(['c4']);
+    await api.ok('erasure.request', { namespace: ns, namespace_list: [ns], purge: true });
+    for (const mode of ['hybrid', 'vector', 'lexical']) expect([mode, await found('osprey notes pelican rollout', mode)]).toEqual([mode, []]);
+  });
+
   it('CONV-COMPACT-01, CONV-COMPACT-02 (split): conversation.compact sent to a gateway runs in the compactor (LOOM_COMPACTION_RUNS_IN=service) and answers the same op; a bad request is a 400 at the gateway; with no compactor it is a 503 that says what to start', async () => {
     const ns = uniqueNamespace();
     const [a, b] = topology.urls.map((u) => new LoomApi(u, topology.admin.token)) as [LoomApi, LoomApi];
@@ -143,9 +185,68 @@ describe('split topology (separate processes on NATS)', () => {
     expect(compactor.output()).toContain('"msg":"compaction done"');
     expect((await b.call('conversation.compact', { namespace: ns, thread_id: 'long', keep_recent: -1 })).status).toBe(400);
     await compactor.stop();
-    const none = await b.call('conversation.compact', { namespace: ns, thread_id: 'long' });
-    expect(none.status).toBe(503);
-    expect(none.body.error.message).toContain('start the compactor service');
+    try {
+      const none = await b.call('conversation.compact', { namespace: ns, thread_id: 'long' });
+      expect(none.status).toBe(503);
+      expect(none.body.error.message).toContain('start the compactor service');
+    } finally {
+      await topology.startWorkers('compactor', 1);
+    }
+  });
+
+  it('[issue 11: brief condenser] session.brief_save sent to either gateway runs in the brief condenser (LOOM_BRIEFS_RUNS_IN=service) and answers the same op, errors included; a bad request is a 400 at the gateway; with no condenser it is a 503 that says what to start', async () => {
+    const ns = uniqueNamespace();
+    const [a, b] = topology.urls.map((u) => new LoomApi(u, topology.admin.token)) as [LoomApi, LoomApi];
+    const condenser = topology.processes().find((p) => p.name === 'brief-condenser-1')!;
+    const revisions = () => llm.requests.filter((r) => JSON.stringify(r.body).includes(`ledger work ${ns}`)).length;
+    // Model windows, in the condenser.
+    const saved = await a.ok('session.brief_save', { namespace: ns, brief_key: 'ledger', session_id: 's1', event_cursor: 'c1', events: [{ kind: 'user', text: `ledger work ${ns}: move the invoices` }] });
+    expect(saved).toMatchObject({ brief_key: 'ledger', changed: true, revision: 1, author: 'llm', windows: { revised: 1, failed: 0, switched_off: 0 } });
+    expect(revisions()).toBe(1);
+    // A retry of the same (session, cursor) is answered as one, and calls no model.
+    expect(await b.ok('session.brief_save', { namespace: ns, brief_key: 'ledger', session_id: 's1', event_cursor: 'c1', events: [{ kind: 'user', text: `ledger work ${ns}: move the invoices` }] })).toMatchObject({
+      changed: false,
+      reason: 'retry',
+      revision: 1,
+    });
+    expect(revisions()).toBe(1);
+    // The model-free builder, in the condenser too.
+    expect(await b.ok('session.brief_save', { namespace: ns, brief_key: 'ledger', use_llm: false, sections: { next_steps: ['update the export job'] } })).toMatchObject({ changed: true, revision: 2, author: 'model' });
+    const { brief } = await a.ok('session.brief_get', { namespace: ns, brief_key: 'ledger' });
+    expect(brief).toMatchObject({ revision: 2, sections: { goal: 'Move invoices to the ledger', next_steps: ['update the export job'] } });
+    for (const deadline = Date.now() + 5_000; (condenser.output().match(/"msg":"brief revised"/g)?.length ?? 0) < 3 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    expect(condenser.output().match(/"msg":"brief revised"/g)).toHaveLength(3);
+    // The op's own errors come back as the op's: a conflict, and every window failing.
+    const conflict = await b.call('session.brief_save', { namespace: ns, brief_key: 'ledger', if_revision: 1, sections: { goal: 'x' } });
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.error.message).toContain('is at revision 2, not 1');
+    const failed = await a.call('session.brief_save', { namespace: ns, brief_key: 'ledger', events: [{ kind: 'user', text: `ledger work ${ns}: unparseable` }] });
+    expect(failed.status).toBe(503);
+    expect(failed.body.error.message).toContain('no event window of this save could be revised');
+    // Bad input never leaves the gateway.
+    expect((await a.call('session.brief_save', { namespace: ns, brief_key: 'ledger', events: 'nope' })).status).toBe(400);
+    await condenser.stop();
+    try {
+      const none = await a.call('session.brief_save', { namespace: ns, brief_key: 'ledger', sections: { goal: 'y' } });
+      expect(none.status).toBe(503);
+      expect(none.body.error.message).toContain('start the brief-condenser service');
+    } finally {
+      await topology.startWorkers('brief-condenser', 1);
+    }
+  });
+
+  it('[issue 11: one shape] every service serves /healthz, /readyz (ready, with its NATS check) and /metrics (loom_nats_connected 1)', async () => {
+    const urls = Object.entries(topology.serviceUrls()).filter(([name]) => topology.processes().some((p) => p.name === name && p.child.exitCode === null));
+    expect(urls.map(([name]) => name.replace(/-\d+$/, '')).sort()).toEqual(expect.arrayContaining(['brief-condenser', 'compactor', 'embedder', 'erasure', 'titler']));
+    for (const [name, url] of urls) {
+      expect([name, (await fetch(`${url}/healthz`)).status]).toEqual([name, 200]);
+      const ready = await fetch(`${url}/readyz`);
+      const body = (await ready.json()) as { checks: Record<string, boolean> };
+      expect([name, ready.status, body.checks.nats]).toEqual([name, 200, true]);
+      if (!name.startsWith('embedder')) expect([name, body.checks.storage]).toEqual([name, true]);
+      expect([name, /^loom_nats_connected\{[^}]*\} 1$/m.test(await (await fetch(`${url}/metrics`)).text())]).toEqual([name, true]);
+    }
+    expect(await (await fetch(`${topology.url}/metrics`)).text()).toMatch(/^loom_nats_connected\{[^}]*\} 1$/m);
   });
 
   it('an MCP session started on one gateway replica is served by the other', async () => {
@@ -154,7 +255,7 @@ describe('split topology (separate processes on NATS)', () => {
     const rpc = async (url: string, method: string, session?: string) => {
       const response = await fetch(`${url}/mcp`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...(session ? { 'mcp-session-id': session } : {}) },
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, ...(session ? { 'mcp-session-id': session } : {}) },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: method === 'initialize' ? { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'split-test', version: '1' } } : {} }),
       });
       return { status: response.status, session: response.headers.get('mcp-session-id'), body: (await response.json()) as { result?: { tools: Array<{ name: string }> } } };
@@ -199,13 +300,22 @@ describe('split topology (separate processes on NATS)', () => {
     expect(reports.filter((r) => r.began === true)).toHaveLength(1);
   });
 
-  it('each embedder serves its own /metrics, with batch sizes and trace-free counters', async () => {
+  it('each embedder serves its own /metrics, with batch sizes, queue depth, calls in flight and batch and provider latency histograms [issue 11: scale the embedder]', async () => {
     const ns = uniqueNamespace();
     await topology.admin.ok('conversation.set_logging', { namespace: ns, enabled: true });
     await Promise.all(Array.from({ length: 10 }, (_, i) => topology.admin.ok('conversation.append', { namespace: ns, thread_id: 't', role: 'user', content: `metrics ${i}` })));
     const texts = await Promise.all(topology.embedderMetricsUrls().map(async (url) => (await fetch(url)).text()));
     const batches = texts.map((t) => Number(/^loom_embed_batch_size_count\{[^}]*\} (\d+)/m.exec(t)?.[1] ?? 0));
     expect(batches.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    // [issue 11] What operators scale the embedder on: its queue, its calls in flight, and the latencies.
+    const count = (name: string) => texts.reduce((sum, t) => sum + Number(new RegExp(`^${name}\\{[^}]*outcome="ok"[^}]*\\} (\\d+)`, 'm').exec(t)?.[1] ?? 0), 0);
+    expect(count('loom_embed_batch_duration_seconds_count')).toBeGreaterThan(0);
+    expect(count('loom_embed_provider_duration_seconds_count')).toBeGreaterThan(0);
+    for (const t of texts) {
+      expect(t).toMatch(/^loom_embedder_queue_depth\{[^}]*\} \d+$/m);
+      expect(t).toMatch(/^loom_embedder_in_flight\{[^}]*\} \d+$/m);
+      expect(t).toMatch(/^loom_embedder_concurrency\{[^}]*\} 4$/m);
+    }
   });
 
   it('with one embedder replica gone, the other still serves every append', async () => {

@@ -108,7 +108,8 @@ describe('trace sinks (OTLP/HTTP: an OpenTelemetry collector, ClickStack, Langfu
     // An SDK left to its defaults would post to localhost:4318.
     const receiver = await startReceiver(4318);
     try {
-      // The harness's OTEL_TRACES_EXPORTER=none is cleared: Loom reads no OTEL_* variable either way.
+      // The harness's OTEL_TRACES_EXPORTER=none is cleared: with no OTEL_* endpoint or exporter and
+      // no LOOM_TRACES_*, Loom sends nothing (an SDK left to the OpenTelemetry defaults would).
       const api = await startUp({ OTEL_TRACES_EXPORTER: '' });
       await api.ok('conversation.set_logging', { namespace: 'acme', enabled: true });
       expect((await api.ok('conversation.append', { namespace: 'acme', thread_id: 't', role: 'user', content: 'no sink here' })).stored).toBe(true);
@@ -116,6 +117,58 @@ describe('trace sinks (OTLP/HTTP: an OpenTelemetry collector, ClickStack, Langfu
       await up!.stop();
       expect(await up!.exited).toBe(0);
       expect(receiver.requests).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('TRACE-01 [issue 11: standard OTEL_* variables, incoming traceparent, trace ids in log lines]: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES configure the export; an op sent with a W3C traceparent is a child span in that trace; its log line names the trace', async () => {
+    const receiver = await startReceiver();
+    try {
+      const api = await startUp({
+        OTEL_TRACES_EXPORTER: '',
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_HEADERS: 'x-tenant=team-b,authorization=Bearer%20otel-token',
+        OTEL_SERVICE_NAME: 'loom-e2e',
+        OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=e2e,service.namespace=loom',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+        LOOM_LOG_LEVEL: 'info',
+      });
+      await api.ok('conversation.set_logging', { namespace: 'acme', enabled: true });
+      const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+      const parentId = '00f067aa0ba902b7';
+      const answer = await api.call(
+        'conversation.append',
+        { namespace: 'acme', thread_id: 't', role: 'user', content: 'traced from outside' },
+        { headers: { traceparent: `00-${traceId}-${parentId}-01`, tracestate: 'vendor=abc' } },
+      );
+      expect(answer.status).toBe(200);
+      // Another op with no traceparent starts a trace of its own.
+      await api.ok('conversation.get_logging', { namespace: 'acme' });
+
+      const traced = () => spansIn(receiver.requests.map((r) => r.body)) as Array<ExportedSpan & { service: unknown; traceId?: string; parentSpanId?: string; spanId?: string }>;
+      await waitFor('the appended op span at the receiver', async () => traced().some((s) => s.name === 'op conversation.append') && traced().some((s) => s.name === 'op conversation.get_logging'), { processes: [up!] });
+      expect(receiver.requests[0]!.path).toBe('/v1/traces');
+      expect(receiver.requests[0]!.headers['x-tenant']).toBe('team-b');
+      expect(receiver.requests[0]!.headers['authorization']).toBe('Bearer otel-token');
+      const append = traced().find((s) => s.name === 'op conversation.append')!;
+      expect(append.service).toBe('loom-e2e');
+      expect({ traceId: append.traceId, parentSpanId: append.parentSpanId }).toEqual({ traceId, parentSpanId: parentId });
+      const own = traced().find((s) => s.name === 'op conversation.get_logging')!;
+      expect(own.traceId).not.toBe(traceId);
+      const resource = JSON.parse(receiver.requests[0]!.body) as { resourceSpans: Array<{ resource: { attributes: ExportedSpan['attributes'] } }> };
+      const attributes = Object.fromEntries(resource.resourceSpans[0]!.resource.attributes.map((a) => [a.key, a.value['stringValue']]));
+      expect(attributes).toMatchObject({ 'service.name': 'loom-e2e', 'deployment.environment': 'e2e', 'service.namespace': 'loom' });
+
+      // The op's log line names its trace: the caller's for the append, its own for the other.
+      const lines = up!
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l['msg'] === 'op');
+      expect(lines.find((l) => l['op'] === 'conversation.append')).toMatchObject({ trace_id: traceId });
+      expect(lines.find((l) => l['op'] === 'conversation.get_logging')).toMatchObject({ trace_id: own.traceId });
     } finally {
       await receiver.close();
     }

@@ -1,18 +1,19 @@
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { makeContext, type BenchOptions } from './parts/context';
 import { runAppendPart, type AppendPartResult } from './parts/append';
 import { runRecallPart, type RecallPartResult } from './parts/recall';
+import { runSavedPart, type SavedPartResult } from './parts/saved';
 import { runSearchPart, type SearchPartResult } from './parts/search';
 import { renderMarkdown, type LatestResults, type PartEntry } from './report/markdown';
 import { calibrate, type Calibration } from './util/calibrate';
 import { progress, warn } from './util/log';
 import { requireBuilt, RESULTS_DIR, ROOT, snapshotDist } from './util/paths';
 
-type PartName = 'append' | 'search' | 'recall';
-const PARTS: PartName[] = ['append', 'search', 'recall'];
+type PartName = 'append' | 'search' | 'saved' | 'recall';
+const PARTS: PartName[] = ['append', 'search', 'saved', 'recall'];
 
 export interface RunMeta {
   stamp: string;
@@ -21,6 +22,8 @@ export interface RunMeta {
   seconds?: number;
   quick: boolean;
   search1m: boolean;
+  /** Search sizes given with --search-sizes (instead of the defaults). */
+  searchSizes?: number[];
   parts: PartName[];
   git: string;
   node: string;
@@ -36,6 +39,7 @@ export interface RunResult {
   meta: RunMeta;
   append?: AppendPartResult;
   search?: SearchPartResult;
+  saved?: SavedPartResult;
   recall?: RecallPartResult;
   failures: Record<string, string>;
 }
@@ -58,10 +62,12 @@ function parseOptions(argv: string[]): BenchOptions {
   }
   const flag = (name: string, envName: string): boolean => argv.includes(`--${name}`) || ['1', 'true', 'yes'].includes((env[envName] ?? '').toLowerCase());
   const providerArg = argv.find((a) => a.startsWith('--providers='))?.slice('--providers='.length) ?? env['BENCH_PROVIDERS'];
+  const sizesArg = argv.find((a) => a.startsWith('--search-sizes='))?.slice('--search-sizes='.length) ?? env['BENCH_SEARCH_SIZES'];
   return {
     only: only.size > 0 ? only : new Set(PARTS),
     quick: flag('quick', 'BENCH_QUICK'),
     search1m: flag('search-1m', 'BENCH_SEARCH_1M'),
+    ...(sizesArg ? { searchSizes: sizesArg.split(',').map((x) => Number(x.trim())).filter((n) => Number.isInteger(n) && n > 0) } : {}),
     providers: providerArg ? providerArg.split(',').map((s) => s.trim()).filter(Boolean) : ['hashed', 'use'],
     keep: flag('keep', 'BENCH_KEEP'),
   };
@@ -88,7 +94,7 @@ function gitDescribe(): string {
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
-    process.stdout.write('usage: npm run bench -- [--only append|search|recall[,...]] [--quick] [--search-1m] [--providers=hashed,use] [--keep]\n');
+    process.stdout.write('usage: npm run bench -- [--only append|search|saved|recall[,...]] [--quick] [--search-1m] [--search-sizes=10000,100000] [--providers=hashed,use] [--keep]\n');
     return;
   }
   requireBuilt();
@@ -101,6 +107,7 @@ async function main(): Promise<void> {
     startedAt: started.toISOString(),
     quick: options.quick,
     search1m: options.search1m,
+    ...(options.searchSizes ? { searchSizes: options.searchSizes } : {}),
     parts,
     git: gitDescribe(),
     node: process.version,
@@ -119,6 +126,8 @@ async function main(): Promise<void> {
   const copied = await snapshotDist(workDir);
   progress(`running Loom and the raw-engine children from a snapshot of dist/ in ${workDir}/dist`);
   if (copied.length > 0) notes.push(`dist/libs/clickhouse/migrations was missing ${copied.length} .sql files (the build does not copy them; \`node dist/apps/cli/src/main.js up\` fails with ENOENT without them); the bench copied them from libs/clickhouse/migrations into its snapshot of dist.`);
+  // A shared machine's load moves every latency: say what it was (1-minute load average, per core count).
+  notes.push(`load average at the start: ${loadavg().map((l) => l.toFixed(1)).join(' / ')} (1/5/15 min) on ${cpus().length} cores`);
   const ctx = makeContext(options, workDir);
   const result: RunResult = { meta, failures: {} };
   const runPart = async <K extends PartName>(name: K, fn: () => Promise<NonNullable<RunResult[K]>>): Promise<void> => {
@@ -147,11 +156,13 @@ async function main(): Promise<void> {
   try {
     await runPart('append', () => runAppendPart(ctx));
     await runPart('search', () => runSearchPart(ctx));
+    await runPart('saved', () => runSavedPart(ctx));
     await runPart('recall', () => runRecallPart(ctx));
   } finally {
     if (!options.keep) rmSync(workDir, { recursive: true, force: true });
     else progress(`data directories kept in ${workDir}`);
   }
+  notes.push(`load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' / ')} (1/5/15 min)`);
   meta.finishedAt = new Date().toISOString();
   meta.seconds = Math.round((Date.now() - started.getTime()) / 1000);
   writeResults(result);

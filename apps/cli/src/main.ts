@@ -4,6 +4,7 @@ import { ConfigError } from '@loom/platform';
 import { upCommand } from './commands/up.command';
 import { migrateCommand } from './commands/migrate.command';
 import { tokenCreateCommand, tokenListCommand, tokenRevokeCommand } from './commands/token.command';
+import { trackerDuplicateCheckCommand, trackerFlakyCommand, trackerLinksCommand, trackerRegisterCommand, trackerStatusCommand } from './commands/tracker.command';
 import { reembedCommand } from './commands/reembed.command';
 import { ingestTranscriptCommand } from './commands/ingest-transcript.command';
 import { briefsGetCommand, briefsListCommand } from './commands/briefs.command';
@@ -36,7 +37,7 @@ program
   .description('append a transcript file to a thread: Markdown (# user / # assistant), a JSON array of {role, content}, a Claude Code session or a Codex rollout')
   .requiredOption('--namespace <ns>', 'the namespace to record into')
   .requiredOption('--file <path>', 'the transcript file')
-  .option('--format <format>', 'auto | markdown | json | claude-code | codex', 'auto')
+  .option('--format <format>', 'auto | markdown | json | claude-code | codex | cursor', 'auto')
   .option('--thread-id <id>', 'a stable thread id: ingesting the same file again then adds nothing (default: the session id, else a new thread)')
   .option('--dry-run', 'count the turns that would be appended and send nothing')
   .option('--after-msg-id <id>', 'skip the turns up to and including this msg_id (what a capture hook already sent); for --target brief, the last entry of the previous save, a turn or a tool action')
@@ -230,6 +231,45 @@ token
   .option('--url <url>', 'the gateway (default $LOOM_URL, else http://127.0.0.1:$LOOM_PORT; with none running, the data directory)')
   .option('--token <token>', 'an admin token (default the local admin token, else $LOOM_TOKEN)')
   .action(tokenRevokeCommand);
+
+const tracker = program.command('tracker').description("the tracker plane: the team's own ClickHouse (issues, PR links, CI runs), read live; needs LOOM_TRACKER_ORG and a registered source");
+const trackerCommon = (c: ReturnType<typeof tracker.command>, role: string) =>
+  c
+    .requiredOption('--namespace <ns>', 'the namespace')
+    .option('--url <url>', 'the gateway (default $LOOM_URL)')
+    .option('--token <token>', `${role} token (default $LOOM_TOKEN)`)
+    .option('--json', 'print JSON');
+trackerCommon(tracker.command('status').description('whether the tracker plane is on, and how to turn it on'), 'a viewer').action(trackerStatusCommand);
+trackerCommon(
+  tracker
+    .command('register')
+    .description('point Loom at the tracker: --file holds {connection, mapping} as tracker.source_register takes them; LOOM_TRACKER_SOURCE_PASSWORD overrides the password')
+    .requiredOption('--file <path>', 'the JSON source description'),
+  'an admin',
+).action(trackerRegisterCommand);
+trackerCommon(
+  tracker
+    .command('duplicate-check')
+    .description('older issues ranked by how likely a new one duplicates each')
+    .option('--title <text>', "the new issue's title")
+    .option('--issue <id>', 'instead: an issue already in the tracker, against those opened before it')
+    .option('--body <text>', "the new issue's body")
+    .option('--body-file <path>', 'read the body from a file')
+    .option('--before <time>', 'only issues opened before this ISO time')
+    .option('--limit <n>', 'candidates shown (1-50, default 10)'),
+  'a viewer',
+).action(trackerDuplicateCheckCommand);
+trackerCommon(tracker.command('links <issue>').description('pull requests and commits that close an issue (link table, "Fixes #N")'), 'a viewer').action(trackerLinksCommand);
+trackerCommon(
+  tracker
+    .command('flaky')
+    .description('tests that both failed and passed on the same commit')
+    .option('--since <time>', 'only runs from this ISO time')
+    .option('--test <name>', 'one test')
+    .option('--limit <n>', 'tests per page (1-200, default 50)')
+    .option('--offset <n>', 'skip this many'),
+  'a viewer',
+).action(trackerFlakyCommand);
 
 const dev = program.command('dev').description('development tools');
 dev

@@ -10,12 +10,14 @@ import { locomoSet } from './locomo-set';
 import { providerSpecs } from './providers';
 import { renderMarkdown, type EvalMeta, type EvalResult } from './report';
 import { runEval } from './run';
+import { runTrackerEval } from './tracker';
 import type { EvalSet } from './types';
 
 const SETS = ['locomo', 'coding'] as const;
 type SetName = (typeof SETS)[number];
 
 const USAGE = `usage: npm run eval -- [--quick] [--providers hashed,use[,endpoint]] [--sets locomo,coding] [--floor X]
+       npm run eval -- --tracker   (the tracker duplicate check on public ClickHouse issues; seconds)
 
   --quick        LoCoMo's first 2 conversations (the coding set is small and always whole)
   --providers    embedding providers, one embedded Loom each (default: hashed,use; plus
@@ -54,6 +56,8 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
+  // The tracker's duplicate-check set is its own section (bench/src/eval/tracker.ts).
+  if (argv.includes('--tracker')) return runTrackerEval();
   const quick = argv.includes('--quick');
   const setNames = listFlag(argv, 'sets') ?? [...SETS];
   for (const s of setNames) if (!(SETS as readonly string[]).includes(s)) throw new Error(`--sets takes ${SETS.join(', ')}, not "${s}"`);

@@ -2,9 +2,11 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface BenchOptions {
-  only: Set<'append' | 'search' | 'recall'>;
+  only: Set<'append' | 'search' | 'saved' | 'recall'>;
   quick: boolean;
   search1m: boolean;
+  /** Search sizes to measure instead of the defaults (--search-sizes=100000). */
+  searchSizes?: number[];
   /** Providers for the LoCoMo part. */
   providers: string[];
   keep: boolean;

@@ -46,7 +46,7 @@ export interface SearchPartResult {
 
 export async function runSearchPart(ctx: BenchContext): Promise<SearchPartResult> {
   const quick = ctx.options.quick;
-  const sizes = quick ? [2_000, 5_000] : ctx.options.search1m ? [10_000, 100_000, 1_000_000] : [10_000, 100_000];
+  const sizes = ctx.options.searchSizes?.length ? [...ctx.options.searchSizes].sort((a, b) => a - b) : quick ? [2_000, 5_000] : ctx.options.search1m ? [10_000, 100_000, 1_000_000] : [10_000, 100_000];
   const queryCount = quick ? 60 : 200;
   const gen = new TurnGenerator(4242);
   const queries = Array.from({ length: queryCount }, (_, i) => gen.query(i % TurnGenerator.topicCount));
@@ -130,7 +130,7 @@ export async function runSearchPart(ctx: BenchContext): Promise<SearchPartResult
  * while, and those merges take the CPU a search needs. Waits (at most 3 minutes) until Loom's
  * /metrics shows no merge running three polls in a row.
  */
-async function settleMerges(client: LoomClient): Promise<{ ms: number; activeParts: number; merged: boolean }> {
+export async function settleMerges(client: LoomClient): Promise<{ ms: number; activeParts: number; merged: boolean }> {
   const started = Date.now();
   let quiet = 0;
   let activeParts = 0;

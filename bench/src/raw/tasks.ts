@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { HashedEmbeddingProvider } from '@loom/providers';
-import { candidatesFor, quantize, vectorCandidatesStatement } from '@loom/conversations';
+import { candidatesFor, lexicalColumns, quantize, vectorCandidatesStatement } from '@loom/conversations';
 import { drive, type DriveResult } from '../workload/driver';
 import { transcriptRow, TurnGenerator } from '../workload/text';
 import { elapsedMs, summarize, type LatencySummary } from '../util/stats';
@@ -10,6 +10,7 @@ export type RawTask =
   | { kind: 'sql'; statements: Array<{ name: string; sql: string; params?: Record<string, unknown> }> }
   | { kind: 'insert-baseline'; database: string; phases: Array<{ concurrency: number; durationMs: number }>; seed: number; threads: number }
   | { kind: 'engine-costs'; database: string; reps: number; batchRows: number; dims: number; seed: number }
+  | { kind: 'seed-saved'; loomDatabase: string; namespace: string; owners: Array<{ user: string; count: number }>; threads: number; seed: number }
   | {
       kind: 'search-baseline';
       loomDatabase: string;
@@ -34,7 +35,86 @@ export async function runTask(client: ClickHouseClient, task: RawTask, log: Log)
       return engineCosts(client, task, log);
     case 'search-baseline':
       return searchBaseline(client, task, log);
+    case 'seed-saved':
+      return seedSaved(client, task, log);
   }
+}
+
+export interface SeedSavedResult {
+  model: string;
+  dims: number;
+  inserted: number;
+  ms: number;
+}
+
+/**
+ * Saved messages written straight into Loom's stopped data directory, in exactly the rows its
+ * save path writes: a transcript row flagged `is_saved` and owned by the user, and its embedding
+ * row with the same flags, the vector of the provider Loom runs (its model read from a message
+ * Loom saved itself) and the lexical columns of the whole text. The engine's materialized views
+ * turn the embedding rows into postings, as they do for Loom's own inserts. Through the API a
+ * save reads and writes several times (about 6 a second on a loaded 2-core machine).
+ */
+async function seedSaved(client: ClickHouseClient, task: Extract<RawTask, { kind: 'seed-saved' }>, log: Log): Promise<SeedSavedResult> {
+  const started = process.hrtime.bigint();
+  const db = task.loomDatabase;
+  const [sample] = await rows<{ model: string; dims: number }>(
+    client,
+    `SELECT model, length(embedding) AS dims FROM ${db}.conversation_embeddings WHERE namespace = {ns:String} AND is_saved AND model != '' LIMIT 1`,
+    { ns: task.namespace },
+  );
+  if (!sample) throw new Error('seed-saved: Loom saved no message with a vector to copy the model from');
+  const provider = new HashedEmbeddingProvider(Number(sample.dims));
+  if (provider.model !== sample.model) throw new Error(`seed-saved: Loom embeds with ${sample.model}, the bench's hashed provider is ${provider.model}`);
+  const gen = new TurnGenerator(task.seed);
+  const BATCH = 2_000;
+  let inserted = 0;
+  let version = Date.now() * 1000;
+  for (const owner of task.owners) {
+    for (let from = 0; from < owner.count; from += BATCH) {
+      const n = Math.min(BATCH, owner.count - from);
+      const turns = Array.from({ length: n }, (_, i) => {
+        const t = gen.int(task.threads);
+        return { thread: `c${t}`, msg: `seed-${owner.user}-${from + i}`, role: gen.next() < 0.5 ? 'user' : 'assistant', content: gen.turn(t % TurnGenerator.topicCount).content };
+      });
+      const vectors = await provider.embed(turns.map((t) => t.content.slice(0, 2048)));
+      const transcripts = turns.map((t) => {
+        const row = transcriptRow(task.namespace, t.thread, t.msg, t.role, t.content, ++version) as Record<string, unknown> & { ts: string; created_at: string };
+        return { ...row, user_id: owner.user, run_id: '', metadata: '{}', is_saved: true, saved_at: row.created_at };
+      });
+      const embeddings = turns.map((t, i) => {
+        const row = transcripts[i]!;
+        return {
+          namespace: task.namespace,
+          thread_id: t.thread,
+          msg_id: t.msg,
+          agent: 'default',
+          role: t.role,
+          run_id: '',
+          user_id: owner.user,
+          ts: row.ts,
+          text: t.content.slice(0, 2048),
+          model: provider.model,
+          embedding: vectors[i]!,
+          embed_error: '',
+          is_summary: false,
+          is_saved: true,
+          saved_at: row.saved_at,
+          deleted: false,
+          deleted_at: null,
+          created_at: row.created_at,
+          version: ++version,
+          filters_changed: false,
+          ...lexicalColumns(t.content),
+        };
+      });
+      await client.insert({ table: `${db}.conversations`, values: transcripts, format: 'JSONEachRow' });
+      await client.insert({ table: `${db}.conversation_embeddings`, values: embeddings, format: 'JSONEachRow' });
+      inserted += n;
+      log(`seeded ${inserted} saved messages`);
+    }
+  }
+  return { model: provider.model, dims: Number(sample.dims), inserted, ms: Math.round(elapsedMs(started)) };
 }
 
 async function runSql(client: ClickHouseClient, task: Extract<RawTask, { kind: 'sql' }>): Promise<Record<string, unknown[]>> {

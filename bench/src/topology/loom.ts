@@ -21,6 +21,10 @@ export interface LoomInstance {
   client(maxSockets?: number): LoomClient;
   /** Lines Loom's processes printed that mention errors or "too many parts". */
   watchedLines(): string[];
+  /** Split: the NATS server's URL. */
+  natsUrl?: string;
+  /** Split: each embedder replica's /metrics URL. */
+  embedderMetricsUrls?: string[];
   /** Stops the Loom services (gateway, embedders); the split topology's ClickHouse stays up. */
   stopLoom(): Promise<void>;
   /** Stops everything. */
@@ -79,6 +83,8 @@ export async function startSplitLoom(options: {
   database: string;
   provider: string;
   embedders?: number;
+  /** More environment for every Loom service (e.g. an embedding provider's endpoint). */
+  env?: Record<string, string>;
   /** Puts something between Loom and the engine (e.g. a latency proxy): returns the URL Loom's services use instead. */
   storageInFront?: (clickhouseUrl: string) => Promise<string>;
 }): Promise<LoomInstance> {
@@ -103,12 +109,15 @@ export async function startSplitLoom(options: {
     await waitFor('the development ClickHouse endpoint', () => httpOk(`${clickhouseUrl}/ping`), { processes: [clickhouse], timeoutMs: 60_000 });
 
     const storageUrl = options.storageInFront ? await options.storageInFront(clickhouseUrl) : clickhouseUrl;
-    const baseEnv = { ...quietEnv(), LOOM_NATS_URL: natsUrl, LOOM_CLICKHOUSE_URL: storageUrl, LOOM_CLICKHOUSE_DATABASE: options.database, LOOM_EMBEDDINGS_PROVIDER: options.provider };
+    const baseEnv = { ...quietEnv(), LOOM_NATS_URL: natsUrl, LOOM_CLICKHOUSE_URL: storageUrl, LOOM_CLICKHOUSE_DATABASE: options.database, LOOM_EMBEDDINGS_PROVIDER: options.provider, ...options.env };
     const embedders: ManagedProcess[] = [];
+    const embedderMetricsUrls: string[] = [];
     for (let i = 0; i < (options.embedders ?? 2); i += 1) {
       // Info level: its start-up line says when it serves.
       // Each replica its own metrics port: two on one host cannot share 9464.
-      const e = launch(`embedder-${i + 1}`, process.execPath, [join(runtimeDistDir(), 'apps', 'embedder', 'src', 'main.js')], { ...baseEnv, LOOM_LOG_LEVEL: 'info', LOOM_EMBEDDER_METRICS_PORT: String(await freePort()) }, { watch: WATCH });
+      const metricsPort = await freePort();
+      embedderMetricsUrls.push(`http://127.0.0.1:${metricsPort}/metrics`);
+      const e = launch(`embedder-${i + 1}`, process.execPath, [join(runtimeDistDir(), 'apps', 'embedder', 'src', 'main.js')], { ...baseEnv, LOOM_LOG_LEVEL: 'info', LOOM_EMBEDDER_METRICS_PORT: String(metricsPort) }, { watch: WATCH });
       embedders.push(e);
       procs.push(e);
       services.push(e);
@@ -138,6 +147,8 @@ export async function startSplitLoom(options: {
       token,
       database: options.database,
       clickhouseUrl,
+      natsUrl,
+      embedderMetricsUrls,
       client: (maxSockets) => new LoomClient(url, token, maxSockets),
       // The embedders log every provider failure at warn; errors and part refusals are what count here.
       watchedLines: () => procs.flatMap((p) => p.matches().map((l) => `${p.name}: ${l}`)),

@@ -3,6 +3,7 @@ export * from './markdown';
 export * from './json-array';
 export * from './claude-code';
 export * from './codex';
+export * from './cursor';
 export * from './parse';
 export * from './ingest';
 export * from './usage';

@@ -1,5 +1,6 @@
 import { parseClaudeCodeTranscript } from './claude-code';
 import { parseCodexTranscript } from './codex';
+import { parseCursorTranscript } from './cursor';
 import { parseJsonTranscript } from './json-array';
 import { parseMarkdownTranscript } from './markdown';
 import { TranscriptFormatError, type ParsedTranscript, type TranscriptFormat } from './transcript';
@@ -11,8 +12,10 @@ export function detectFormat(fileName: string, text: string): TranscriptFormat {
   if (first.startsWith('[')) return 'json';
   if (first.startsWith('{')) {
     try {
-      const line = JSON.parse(first) as { type?: string; payload?: unknown };
+      const line = JSON.parse(first) as { type?: string; payload?: unknown; role?: unknown; message?: unknown };
       if (line.payload !== undefined || line.type === 'session_meta') return 'codex';
+      // Cursor's agent transcript: a role and a message on every line, and no entry type.
+      if (line.type === undefined && typeof line.role === 'string' && typeof line.message === 'object') return 'cursor';
       return 'claude-code';
     } catch {
       throw new TranscriptFormatError('the first line is neither a JSON array nor a JSON object; give --format');
@@ -32,5 +35,7 @@ export function parseTranscript(fileName: string, text: string, format: Transcri
       return parseClaudeCodeTranscript(text);
     case 'codex':
       return parseCodexTranscript(text);
+    case 'cursor':
+      return parseCursorTranscript(text);
   }
 }

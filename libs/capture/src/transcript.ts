@@ -26,7 +26,7 @@ export interface ParsedTranscript {
   clientSummaryAt?: number;
 }
 
-export const TranscriptFormats = ['markdown', 'json', 'claude-code', 'codex'] as const;
+export const TranscriptFormats = ['markdown', 'json', 'claude-code', 'codex', 'cursor'] as const;
 export type TranscriptFormat = (typeof TranscriptFormats)[number];
 
 export class TranscriptFormatError extends Error {

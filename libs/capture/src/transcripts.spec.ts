@@ -3,6 +3,7 @@ import {
   claudeCodeCompactedSession,
   claudeCodeDebugSession,
   claudeCodeOlderSession,
+  cursorAgentTranscript,
   claudeCodeSubagentSession,
   CODEX_PROMPT,
   codexWorkRollout,
@@ -14,7 +15,7 @@ import {
 } from '../../testing/src/fixtures';
 import { describeRealData } from '../../testing/src/real-data';
 import { sharedDataPath } from '../../testing/src/shared-data';
-import { detectFormat, parseClaudeCodeTranscript, parseCodexTranscript, parseJsonTranscript, parseMarkdownTranscript, parseTranscript, TranscriptFormatError } from './index';
+import { detectFormat, parseClaudeCodeTranscript, parseCodexTranscript, parseCursorTranscript, parseJsonTranscript, parseMarkdownTranscript, parseTranscript, TranscriptFormatError } from './index';
 
 const jsonl = (text: string) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
 
@@ -109,6 +110,24 @@ describe('Markdown and JSON transcripts', () => {
     expect(detectFormat('a.jsonl', codexWorkRollout().text)).toBe('codex');
     expect(detectFormat('a.jsonl', claudeCodeDebugSession().text)).toBe('claude-code');
     expect(parseTranscript('a.jsonl', claudeCodeOlderSession()).format).toBe('claude-code');
+    expect(detectFormat('a.jsonl', cursorAgentTranscript().text)).toBe('cursor');
+  });
+
+  it("CAPTURE-05 [issue 12: Cursor's own transcript]: the JSONL a Cursor hook names: the person's words from <user_query>, assistant text without tool calls, ids stable per line", () => {
+    const fixture = cursorAgentTranscript();
+    const parsed = parseTranscript('3f1c.jsonl', fixture.text);
+    expect(parsed.format).toBe('cursor');
+    expect(parsed.turns.map(({ role, content }) => ({ role, content }))).toEqual(fixture.turns);
+    const ids = parsed.turns.map((t) => t.msg_id);
+    // The same prompt on two lines is two turns; reading the file again gives the same ids.
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(parseCursorTranscript(fixture.text).turns.map((t) => t.msg_id)).toEqual(ids);
+    // Cursor appends: the turns already read keep their ids, and a line still being written is left for the next read.
+    const grown = parseCursorTranscript(`${fixture.text}{"role":"assistant","message":{"content":[{"type":"text","text":"Done: the ex`);
+    expect(grown.turns.map((t) => t.msg_id)).toEqual(ids);
+    const whole = parseCursorTranscript(`${fixture.text}{"role":"assistant","message":{"content":[{"type":"text","text":"Done."}]}}\n`);
+    expect(whole.turns.slice(0, ids.length).map((t) => t.msg_id)).toEqual(ids);
+    expect(whole.turns.at(-1)).toMatchObject({ role: 'assistant', content: 'Done.' });
   });
 });
 

@@ -10,6 +10,7 @@ export interface Tables {
   conversations: string;
   conversationEmbeddings: string;
   conversationTerms: string;
+  savedTerms: string;
   conversationThreads: string;
   apiTokens: string;
   apiTokenUsage: string;
@@ -25,6 +26,7 @@ export interface Tables {
   runs: string;
   runUsage: string;
   writeQuarantine: string;
+  trackerSources: string;
   codeRepositories: string;
   codeCommits: string;
   codeFileChanges: string;
@@ -43,6 +45,7 @@ export function tablesFor(database: string): Tables {
     conversations: `${database}.conversations`,
     conversationEmbeddings: `${database}.conversation_embeddings`,
     conversationTerms: `${database}.conversation_terms`,
+    savedTerms: `${database}.saved_terms`,
     conversationThreads: `${database}.conversation_threads`,
     apiTokens: `${database}.api_tokens`,
     apiTokenUsage: `${database}.api_token_usage`,
@@ -58,6 +61,7 @@ export function tablesFor(database: string): Tables {
     runs: `${database}.runs`,
     runUsage: `${database}.run_usage`,
     writeQuarantine: `${database}.write_quarantine`,
+    trackerSources: `${database}.tracker_sources`,
     codeRepositories: `${database}.code_repositories`,
     codeCommits: `${database}.code_commits`,
     codeFileChanges: `${database}.code_file_changes`,

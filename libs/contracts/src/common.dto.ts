@@ -38,7 +38,8 @@ export function IdField(): PropertyDecorator {
   };
 }
 
-const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2})))?$/;
+/** A strict ISO 8601 date, or time with its offset (the day itself is checked by isStrictIsoTime). */
+export const ISO_TIME_PATTERN = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2})))?$/;
 
 /**
  * True for a strict ISO 8601 date (`2026-11-29`, read as midnight UTC) or time with its offset
@@ -47,7 +48,7 @@ const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{
  */
 export function isStrictIsoTime(value: unknown): value is string {
   if (typeof value !== 'string') return false;
-  const m = ISO_TIME.exec(value);
+  const m = ISO_TIME_PATTERN.exec(value);
   if (!m) return false;
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
   if (year < Limits.minYear || year > Limits.maxYear || month < 1 || month > 12 || day < 1) return false;

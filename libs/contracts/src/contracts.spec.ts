@@ -4,6 +4,9 @@ import { LoomError } from './errors';
 import { Ops, OpNames } from './ops';
 import { validateInput } from './validate';
 import { AppendTurnRequest, CompactRunRequest, CompactThreadRequest } from './conversations/conversation.dto';
+import { BriefReviseRequest, BriefSaveRequest } from './briefs/brief.dto';
+import { MemoryExtractionRequestedEvent } from './memory/memory.dto';
+import { DurableWork, Subjects } from './subjects';
 
 describe('contracts', () => {
   it.each(OpNames)('the example of %s passes its own validator', (name) => {
@@ -24,6 +27,18 @@ describe('contracts', () => {
   it('the example of loom.erasure.requested.v1 passes its validator, and a payload without an id does not', () => {
     expect(validateInput(ErasureRequestedEvent, { ...ErasureRequestedEvent.example }).erasure_id).toBe('era_1');
     expect(capture(() => validateInput(ErasureRequestedEvent, { namespace: 'acme' })).fields?.map((f) => f.field)).toEqual(['erasure_id']);
+  });
+
+  it('[issue 11: durable events] the example of loom.brief.revise.v1 passes its validator, its request passes session.brief_save\'s, and a scope that is not one is named', () => {
+    const run = validateInput(BriefReviseRequest, JSON.parse(JSON.stringify(BriefReviseRequest.example)));
+    expect(validateInput(BriefSaveRequest, run.request).brief_key).toBe('loom/main');
+    expect(capture(() => validateInput(BriefReviseRequest, { namespace: 'acme', agent: 'default', scope: { bounded: 'yes' }, request: {} })).fields?.map((f) => f.field)).toEqual(['scope.bounded']);
+  });
+
+  it('[issue 11: durable events] the example of loom.memory.extraction-requested.v1 passes its validator, a payload without an id does not, and both durable subjects are on the work stream', () => {
+    expect(validateInput(MemoryExtractionRequestedEvent, { ...MemoryExtractionRequestedEvent.example }).extraction_id).toBe('ext_1');
+    expect(capture(() => validateInput(MemoryExtractionRequestedEvent, { namespace: 'acme' })).fields?.map((f) => f.field)).toEqual(['extraction_id']);
+    expect(Object.keys(DurableWork.subjects).sort()).toEqual([Subjects.erasureRequested, Subjects.memoryExtractionRequested].sort());
   });
 
   it('CONV-APPEND-01: a missing thread_id, role and content are each named, and a role outside the four is refused', () => {

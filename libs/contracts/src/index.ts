@@ -19,4 +19,6 @@ export * from './runs/run.dto';
 export * from './context/context.dto';
 export * from './observe/observe.dto';
 export * from './quarantine/quarantine.dto';
+export * from './openapi';
+export * from './tracker/tracker.dto';
 export * from './history/history.dto';

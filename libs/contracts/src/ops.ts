@@ -1,4 +1,16 @@
+import type { ErrorCode } from './errors';
 import type { Role } from './roles';
+import type { AppendTurnResponse, CompactThreadResponse, CreateThreadResponse, DeleteThreadResponse, GetThreadResponse, ListThreadsResponse, ListTurnsResponse, SearchTurnsResponse, SetLoggingResponse } from './conversations/conversation.dto';
+import type { ListSavedMessagesResponse, SavedStatusResponse, SaveMessageResponse, SearchSavedMessagesResponse, UnsaveMessageResponse } from './conversations/saved.dto';
+import type { CreateTokenResponse, ListTokensResponse, RevokeTokenResponse, WhoamiResponse } from './auth/token.dto';
+import type { BriefDeleteResponse, BriefGetResponse, BriefListResponse, BriefSaveResponse } from './briefs/brief.dto';
+import type { ErasureExportResponse, ErasureResponse } from './erasure/erasure.dto';
+import type { RunListResponse, RunReportUsageResponse, RunResponse } from './runs/run.dto';
+import type { ExtractionStatusResponse, RecallResponse, SearchMemoryResponse, SetFromMessagesResponse, SetMemoryResponse } from './memory/memory.dto';
+import type { SettingsResponse } from './settings/settings.dto';
+import type { ContextPackResponse } from './context/context.dto';
+import type { ObserveCrystallizeResponse, ObserveListResponse, ObserveRecordResponse } from './observe/observe.dto';
+import type { QuarantineDropResponse, QuarantineListResponse, QuarantineRetryResponse } from './quarantine/quarantine.dto';
 import {
   AppendTurnRequest,
   CompactThreadRequest,
@@ -12,7 +24,7 @@ import {
   SetLoggingRequest,
   UpdateThreadRequest,
 } from './conversations/conversation.dto';
-import { CreateTokenRequest, ListTokensRequest, RevokeTokenRequest } from './auth/token.dto';
+import { CreateTokenRequest, ListTokensRequest, RevokeTokenRequest, WhoamiRequest } from './auth/token.dto';
 import { BriefDeleteRequest, BriefGetRequest, BriefListRequest, BriefSaveRequest } from './briefs/brief.dto';
 import { ErasureExportRequest, ErasureRequest, ErasureStatusRequest } from './erasure/erasure.dto';
 import { RunBeginRequest, RunCompleteRequest, RunGetRequest, RunListRequest, RunReportUsageRequest } from './runs/run.dto';
@@ -22,72 +34,97 @@ import { GetSettingsRequest, SetSettingRequest } from './settings/settings.dto';
 import { ContextPackRequest } from './context/context.dto';
 import { ObserveCrystallizeRequest, ObserveListRequest, ObserveRecordRequest } from './observe/observe.dto';
 import { CodeAddRequest, CodeListRequest, HistoryBisectRequest, HistoryDuplicateCheckRequest, HistoryLineRequest, HistoryPathRequest, HistoryReviewBriefRequest, HistorySymbolRequest } from './history/history.dto';
+import type { CodeAddResponse, CodeListResponse, HistoryBisectResponse, HistoryDuplicateCheckResponse, HistoryLineResponse, HistoryPathResponse, HistoryReviewBriefResponse, HistorySymbolResponse } from './history/history.dto';
 import { QuarantineDropRequest, QuarantineListRequest, QuarantineRetryRequest } from './quarantine/quarantine.dto';
+import { TrackerDuplicateCheckRequest, TrackerFlakyTestsRequest, TrackerIssueLinksRequest, TrackerSourceRegisterRequest, TrackerStatusRequest } from './tracker/tracker.dto';
+import type { TrackerDuplicateCheckResponse, TrackerFlakyTestsResponse, TrackerIssueLinksResponse, TrackerSourceRegisterResponse, TrackerStatusResponse } from './tracker/tracker.dto';
+
+/**
+ * The type of an op's answer. A type only: nothing of it exists at run time. The compiler reads it
+ * (OpResponse, the handlers' return types, the SDK) and so does the OpenAPI generator
+ * (openapi/generate), which turns it into the answer's JSON Schema.
+ */
+export interface Answer<T extends object> {
+  readonly __answer?: T;
+}
+export function answers<T extends object>(): Answer<T> {
+  return {};
+}
 
 /**
  * The public ops: `POST /v1/ops/<name>`. Each names its request class (validated with
- * class-validator) and the least role that may call it. `perUser` ops act for one user and also
+ * class-validator), its answer type, and the least role that may call it. `errors` lists the
+ * error codes particular to the op (beyond the ones every op may answer: invalid_input,
+ * unauthorized, forbidden, payload_too_large, internal, unavailable). `perUser` ops act for one user and also
  * take tokens bounded to one user (`own_user`); every other op refuses bounded tokens, because a
  * thread mixes users and has no user axis to bound. `deploymentWide` ops act on every namespace
  * at once and need a token that covers them all.
  */
 export const Ops = {
-  'conversation.set_logging': { role: 'admin', request: SetLoggingRequest },
-  'conversation.get_logging': { role: 'viewer', request: GetLoggingRequest },
-  'conversation.append': { role: 'writer', request: AppendTurnRequest },
-  'conversation.create': { role: 'writer', request: CreateThreadRequest },
-  'conversation.update': { role: 'writer', request: UpdateThreadRequest },
-  'conversation.get': { role: 'viewer', request: GetThreadRequest },
-  'conversation.list': { role: 'viewer', request: ListTurnsRequest },
-  'conversation.threads': { role: 'viewer', request: ListThreadsRequest },
-  'conversation.search': { role: 'viewer', request: SearchTurnsRequest },
-  'conversation.compact': { role: 'writer', request: CompactThreadRequest },
-  'conversation.delete': { role: 'admin', request: DeleteThreadRequest },
-  'conversation.save_message': { role: 'writer', request: SaveMessageRequest, perUser: true },
-  'conversation.unsave_message': { role: 'writer', request: UnsaveMessageRequest, perUser: true },
-  'conversation.search_saved_messages': { role: 'viewer', request: SearchSavedMessagesRequest, perUser: true },
-  'conversation.list_saved_messages': { role: 'viewer', request: ListSavedMessagesRequest, perUser: true },
-  'conversation.saved_status': { role: 'viewer', request: SavedStatusRequest, perUser: true },
-  'memory.set': { role: 'writer', request: SetMemoryRequest },
-  'memory.set_from_messages': { role: 'writer', request: SetFromMessagesRequest },
-  'memory.search': { role: 'viewer', request: SearchMemoryRequest },
-  'memory.recall': { role: 'viewer', request: RecallRequest },
-  'memory.extraction_status': { role: 'viewer', request: ExtractionStatusRequest },
-  'context.pack': { role: 'viewer', request: ContextPackRequest },
-  'observe.record': { role: 'writer', request: ObserveRecordRequest },
-  'observe.list': { role: 'viewer', request: ObserveListRequest },
-  'observe.crystallize': { role: 'writer', request: ObserveCrystallizeRequest },
-  'session.brief_save': { role: 'writer', request: BriefSaveRequest, perUser: true },
-  'session.brief_get': { role: 'viewer', request: BriefGetRequest, perUser: true },
-  'session.brief_list': { role: 'viewer', request: BriefListRequest, perUser: true },
-  'session.brief_delete': { role: 'writer', request: BriefDeleteRequest, perUser: true },
-  'erasure.request': { role: 'admin', request: ErasureRequest },
-  'erasure.status': { role: 'admin', request: ErasureStatusRequest },
-  'erasure.export': { role: 'admin', request: ErasureExportRequest },
-  'run.begin': { role: 'writer', request: RunBeginRequest },
-  'run.complete': { role: 'writer', request: RunCompleteRequest },
-  'run.get': { role: 'viewer', request: RunGetRequest },
-  'run.list': { role: 'viewer', request: RunListRequest },
-  'run.report_usage': { role: 'writer', request: RunReportUsageRequest },
-  'token.create': { role: 'admin', request: CreateTokenRequest },
-  'token.revoke': { role: 'admin', request: RevokeTokenRequest },
-  'token.list': { role: 'admin', request: ListTokensRequest },
-  'settings.get': { role: 'viewer', request: GetSettingsRequest },
-  'settings.set': { role: 'admin', request: SetSettingRequest, deploymentWide: true },
+  'conversation.set_logging': { role: 'admin', request: SetLoggingRequest, response: answers<SetLoggingResponse>() },
+  'conversation.get_logging': { role: 'viewer', request: GetLoggingRequest, response: answers<SetLoggingResponse>() },
+  'conversation.append': { role: 'writer', request: AppendTurnRequest, response: answers<AppendTurnResponse>(), errors: ['payload_too_large'] },
+  'conversation.create': { role: 'writer', request: CreateThreadRequest, response: answers<CreateThreadResponse>(), errors: ['conflict'] },
+  'conversation.update': { role: 'writer', request: UpdateThreadRequest, response: answers<GetThreadResponse>(), errors: ['not_found'] },
+  'conversation.get': { role: 'viewer', request: GetThreadRequest, response: answers<GetThreadResponse>(), errors: ['not_found'] },
+  'conversation.list': { role: 'viewer', request: ListTurnsRequest, response: answers<ListTurnsResponse>() },
+  'conversation.threads': { role: 'viewer', request: ListThreadsRequest, response: answers<ListThreadsResponse>() },
+  'conversation.search': { role: 'viewer', request: SearchTurnsRequest, response: answers<SearchTurnsResponse>() },
+  'conversation.compact': { role: 'writer', request: CompactThreadRequest, response: answers<CompactThreadResponse>(), errors: ['not_found', 'conflict', 'not_configured'] },
+  'conversation.delete': { role: 'admin', request: DeleteThreadRequest, response: answers<DeleteThreadResponse>(), errors: ['not_found'] },
+  'conversation.save_message': { role: 'writer', request: SaveMessageRequest, response: answers<SaveMessageResponse>(), errors: ['payload_too_large'], perUser: true },
+  'conversation.unsave_message': { role: 'writer', request: UnsaveMessageRequest, response: answers<UnsaveMessageResponse>(), perUser: true },
+  'conversation.search_saved_messages': { role: 'viewer', request: SearchSavedMessagesRequest, response: answers<SearchSavedMessagesResponse>(), perUser: true },
+  'conversation.list_saved_messages': { role: 'viewer', request: ListSavedMessagesRequest, response: answers<ListSavedMessagesResponse>(), perUser: true },
+  'conversation.saved_status': { role: 'viewer', request: SavedStatusRequest, response: answers<SavedStatusResponse>(), perUser: true },
+  'memory.set': { role: 'writer', request: SetMemoryRequest, response: answers<SetMemoryResponse>() },
+  'memory.set_from_messages': { role: 'writer', request: SetFromMessagesRequest, response: answers<SetFromMessagesResponse>() },
+  'memory.search': { role: 'viewer', request: SearchMemoryRequest, response: answers<SearchMemoryResponse>() },
+  'memory.recall': { role: 'viewer', request: RecallRequest, response: answers<RecallResponse>() },
+  'memory.extraction_status': { role: 'viewer', request: ExtractionStatusRequest, response: answers<ExtractionStatusResponse>(), errors: ['not_found'] },
+  'context.pack': { role: 'viewer', request: ContextPackRequest, response: answers<ContextPackResponse>() },
+  'observe.record': { role: 'writer', request: ObserveRecordRequest, response: answers<ObserveRecordResponse>() },
+  'observe.list': { role: 'viewer', request: ObserveListRequest, response: answers<ObserveListResponse>() },
+  'observe.crystallize': { role: 'writer', request: ObserveCrystallizeRequest, response: answers<ObserveCrystallizeResponse>() },
+  'session.brief_save': { role: 'writer', request: BriefSaveRequest, response: answers<BriefSaveResponse>(), errors: ['conflict'], perUser: true },
+  'session.brief_get': { role: 'viewer', request: BriefGetRequest, response: answers<BriefGetResponse>(), errors: ['not_found'], perUser: true },
+  'session.brief_list': { role: 'viewer', request: BriefListRequest, response: answers<BriefListResponse>(), perUser: true },
+  'session.brief_delete': { role: 'writer', request: BriefDeleteRequest, response: answers<BriefDeleteResponse>(), errors: ['not_found'], perUser: true },
+  'erasure.request': { role: 'admin', request: ErasureRequest, response: answers<ErasureResponse>() },
+  'erasure.status': { role: 'admin', request: ErasureStatusRequest, response: answers<ErasureResponse>(), errors: ['not_found'] },
+  'erasure.export': { role: 'admin', request: ErasureExportRequest, response: answers<ErasureExportResponse>() },
+  'run.begin': { role: 'writer', request: RunBeginRequest, response: answers<RunResponse>(), errors: ['conflict'] },
+  'run.complete': { role: 'writer', request: RunCompleteRequest, response: answers<RunResponse>(), errors: ['not_found', 'conflict'] },
+  'run.get': { role: 'viewer', request: RunGetRequest, response: answers<RunResponse>(), errors: ['not_found'] },
+  'run.list': { role: 'viewer', request: RunListRequest, response: answers<RunListResponse>() },
+  'run.report_usage': { role: 'writer', request: RunReportUsageRequest, response: answers<RunReportUsageResponse>(), errors: ['not_found'] },
+  'token.create': { role: 'admin', request: CreateTokenRequest, response: answers<CreateTokenResponse>() },
+  'token.revoke': { role: 'admin', request: RevokeTokenRequest, response: answers<RevokeTokenResponse>(), errors: ['not_found'] },
+  'token.list': { role: 'admin', request: ListTokensRequest, response: answers<ListTokensResponse>() },
+  // Any token may describe itself, bounded ones too: it names no user and reads nothing stored.
+  'token.whoami': { role: 'viewer', request: WhoamiRequest, response: answers<WhoamiResponse>(), perUser: true },
+  'settings.get': { role: 'viewer', request: GetSettingsRequest, response: answers<SettingsResponse>() },
+  'settings.set': { role: 'admin', request: SetSettingRequest, response: answers<SettingsResponse>(), deploymentWide: true },
   // Quarantined rows belong to any tenant: only an every-namespace admin handles them.
-  'quarantine.list': { role: 'admin', request: QuarantineListRequest, deploymentWide: true },
-  'quarantine.retry': { role: 'admin', request: QuarantineRetryRequest, deploymentWide: true },
-  'quarantine.drop': { role: 'admin', request: QuarantineDropRequest, deploymentWide: true },
   // The code-history plane (off until LOOM_CODE_INGEST_ENABLED=true).
-  'code.add': { role: 'admin', request: CodeAddRequest },
-  'code.list': { role: 'viewer', request: CodeListRequest },
-  'history.path': { role: 'viewer', request: HistoryPathRequest },
-  'history.symbol': { role: 'viewer', request: HistorySymbolRequest },
-  'history.line': { role: 'viewer', request: HistoryLineRequest },
-  'history.review_brief': { role: 'viewer', request: HistoryReviewBriefRequest },
-  'history.duplicate_check': { role: 'viewer', request: HistoryDuplicateCheckRequest },
-  'history.bisect': { role: 'viewer', request: HistoryBisectRequest },
-} as const satisfies Record<string, { role: Role; request: new () => object; perUser?: boolean; deploymentWide?: boolean }>;
+  'code.add': { role: 'admin', request: CodeAddRequest, response: answers<CodeAddResponse>(), errors: ['not_configured'] },
+  'code.list': { role: 'viewer', request: CodeListRequest, response: answers<CodeListResponse>() },
+  'history.path': { role: 'viewer', request: HistoryPathRequest, response: answers<HistoryPathResponse>(), errors: ['not_found', 'not_configured'] },
+  'history.symbol': { role: 'viewer', request: HistorySymbolRequest, response: answers<HistorySymbolResponse>(), errors: ['not_found', 'not_configured'] },
+  'history.line': { role: 'viewer', request: HistoryLineRequest, response: answers<HistoryLineResponse>(), errors: ['not_found', 'not_configured'] },
+  'history.review_brief': { role: 'viewer', request: HistoryReviewBriefRequest, response: answers<HistoryReviewBriefResponse>(), errors: ['not_found', 'not_configured'] },
+  'history.duplicate_check': { role: 'viewer', request: HistoryDuplicateCheckRequest, response: answers<HistoryDuplicateCheckResponse>(), errors: ['not_found', 'not_configured'] },
+  'history.bisect': { role: 'viewer', request: HistoryBisectRequest, response: answers<HistoryBisectResponse>(), errors: ['not_found', 'not_configured'] },
+  // The tracker plane: read live from the team's own ClickHouse, one source per namespace.
+  'tracker.status': { role: 'viewer', request: TrackerStatusRequest, response: answers<TrackerStatusResponse>() },
+  'tracker.source_register': { role: 'admin', request: TrackerSourceRegisterRequest, response: answers<TrackerSourceRegisterResponse>(), errors: ['not_configured'] },
+  'tracker.duplicate_check': { role: 'viewer', request: TrackerDuplicateCheckRequest, response: answers<TrackerDuplicateCheckResponse>(), errors: ['not_found', 'not_configured', 'unavailable'] },
+  'tracker.issue_links': { role: 'viewer', request: TrackerIssueLinksRequest, response: answers<TrackerIssueLinksResponse>(), errors: ['not_configured', 'unavailable'] },
+  'tracker.flaky_tests': { role: 'viewer', request: TrackerFlakyTestsRequest, response: answers<TrackerFlakyTestsResponse>(), errors: ['not_configured', 'unavailable'] },
+  'quarantine.list': { role: 'admin', request: QuarantineListRequest, response: answers<QuarantineListResponse>(), deploymentWide: true },
+  'quarantine.retry': { role: 'admin', request: QuarantineRetryRequest, response: answers<QuarantineRetryResponse>(), deploymentWide: true },
+  'quarantine.drop': { role: 'admin', request: QuarantineDropRequest, response: answers<QuarantineDropResponse>(), deploymentWide: true },
+} as const satisfies Record<string, { role: Role; request: new () => object; response: Answer<object>; errors?: readonly ErrorCode[]; perUser?: boolean; deploymentWide?: boolean }>;
 
 export function isPerUserOp(op: OpName): boolean {
   return 'perUser' in Ops[op] && Ops[op].perUser === true;
@@ -99,6 +136,18 @@ export function isDeploymentWideOp(op: OpName): boolean {
 }
 
 export type OpName = keyof typeof Ops;
+/** What an op's handler receives once its body is validated. */
+export type OpRequest<O extends OpName> = InstanceType<(typeof Ops)[O]['request']>;
+/** What an op answers with a 200. */
+export type OpResponse<O extends OpName> = (typeof Ops)[O]['response'] extends Answer<infer R> ? R : never;
+
+/** The error codes an op may answer: the ones every op may, and its own. */
+export const CommonErrorCodes = ['invalid_input', 'unauthorized', 'forbidden', 'payload_too_large', 'internal', 'unavailable'] as const satisfies readonly ErrorCode[];
+export function opErrorCodes(op: OpName): ErrorCode[] {
+  const entry: { role: Role; errors?: readonly ErrorCode[] } = Ops[op];
+  const own = entry.errors ?? [];
+  return [...new Set<ErrorCode>([...CommonErrorCodes, ...own])];
+}
 export const OpNames = Object.keys(Ops) as OpName[];
 
 export function isOpName(value: string): value is OpName {

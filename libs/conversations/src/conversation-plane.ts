@@ -1,5 +1,5 @@
 import type { Storage } from '@loom/clickhouse';
-import { Defaults, type SearchMode } from '@loom/contracts';
+import { Defaults, TRACKER_DEFAULT_DUPLICATE_THRESHOLD, type SearchMode } from '@loom/contracts';
 import type { LeaseManager } from '@loom/leases';
 import type { Logger, LoomMetrics } from '@loom/platform';
 import { FakeLlmProvider, type LlmProvider } from '@loom/providers';
@@ -18,7 +18,7 @@ import { SavedSearchService } from './saved/saved-search.service';
 import { ReembedService } from './reembed/reembed.service';
 import { TurnsRepository } from './read/turns.repository';
 import { RecordingService } from './recording/recording.service';
-import { SearchService } from './search/search.service';
+import { DEFAULT_STATS_MAX_AGE_MS, SearchService } from './search/search.service';
 import { LiveSettingsService } from './settings/live-settings.service';
 import { ThreadMetaRepository } from './threads/thread-meta.repository';
 import { ThreadsService } from './threads/threads.service';
@@ -29,7 +29,7 @@ export interface ConversationPlaneOptions {
   storage: Storage;
   requests: RequestClient;
   embedTimeoutMs: number;
-  defaults: { searchExcerptChars: number; searchMinSimilarity: number; searchMode?: SearchMode };
+  defaults: { searchExcerptChars: number; searchMinSimilarity: number; searchMode?: SearchMode; trackerDuplicateThreshold?: number };
   batching: { lingerMs: number; maxRows: number };
   /** Exact in-process fence when this process is storage's only writer (embedded); else storage is re-read. */
   fence: ThreadFence;
@@ -41,6 +41,8 @@ export interface ConversationPlaneOptions {
   /** The deployment's LLM (compaction's summarizer); the fake one when absent. */
   llm?: LlmProvider;
   logger?: Logger;
+  /** LOOM_RETENTION_CONVERSATIONS_DAYS (0 or absent: keep forever): lexical search skips expired turns. */
+  retentionDays?: number;
 }
 
 /** The conversation plane's services, wired once per process. */
@@ -68,6 +70,7 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
     conversation_search_min_similarity: options.defaults.searchMinSimilarity,
     session_brief_model_calls: 1,
     conversation_search_default_mode: options.defaults.searchMode ?? Defaults.searchMode,
+    tracker_duplicate_threshold: options.defaults.trackerDuplicateThreshold ?? TRACKER_DEFAULT_DUPLICATE_THRESHOLD,
   });
   const embedder = new EmbeddingClient(options.requests, options.embedTimeoutMs, metrics);
   const turns = new TurnsRepository(storage);
@@ -88,7 +91,7 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
     ),
     read: new ReadService(turns, meta, settings),
     threads: new ThreadsService(meta, turns, recording, threadLeases),
-    search: new SearchService(storage, embedder, settings),
+    search: new SearchService(storage, embedder, settings, { statsMaxAgeMs: DEFAULT_STATS_MAX_AGE_MS, retentionDays: options.retentionDays ?? 0 }),
     reembed: new ReembedService(storage, embedder, options.fence),
     deletion: new ThreadDeleteService(storage, meta, threadLeases, options.fence),
     saved: new SavedMessagesService(storage, embedder, threadLeases, options.fence, recording, settings, metrics),

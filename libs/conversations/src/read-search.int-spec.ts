@@ -1,4 +1,5 @@
 import { formatMicros } from '@loom/clickhouse';
+import { TRACKER_DEFAULT_DUPLICATE_THRESHOLD } from '@loom/contracts';
 import { ControllableProvider, startTestLoom, tombstoneTurn, uniqueNamespace, type LoomApi, type TestLoom } from '../../testing/src';
 
 describe('Reading & search', () => {
@@ -275,7 +276,7 @@ describe('Reading & search', () => {
       const [hit] = (await op('conversation.search', { query: 'invoice reconciliation notes ledger totals', search_mode: 'vector' })).hits;
       expect(hit.excerpt).toBe(content.slice(0, 40));
       expect((await op('conversation.threads')).threads[0].excerpt).toBe(content.slice(0, 40));
-      expect(await loom.admin.ok('settings.get', {})).toEqual({ conversation_search_excerpt_chars: 40, conversation_search_min_similarity: 0.3, session_brief_model_calls: 1, conversation_search_default_mode: 'hybrid' });
+      expect(await loom.admin.ok('settings.get', {})).toEqual({ conversation_search_excerpt_chars: 40, conversation_search_min_similarity: 0.3, session_brief_model_calls: 1, conversation_search_default_mode: 'hybrid', tracker_duplicate_threshold: TRACKER_DEFAULT_DUPLICATE_THRESHOLD });
     } finally {
       await loom.admin.ok('settings.set', { key: 'conversation_search_excerpt_chars', value: 240 });
     }

@@ -111,4 +111,15 @@ describe('Re-embed (after an embedding provider switch)', () => {
     }
     expect((await embeddingRows(storage(), ns))[0]).toMatchObject({ model: 'old-model-3' });
   });
+
+  it('CONV-EMBED-08 [issue 11: ADR 0020]: turns whose embed was deferred because NATS was down get their vectors from embedDeferred; failed embeds stay failed', async () => {
+    await legacyTurn('deferred', 'the nightly export moved to the ledger', 'the nightly export moved to the ledger', '', { embedding: [], embed_error: 'deferred_transport_down: the connection to NATS is down (reconnecting)' });
+    await legacyTurn('failed', 'the nightly export failed on the ledger', 'the nightly export failed on the ledger', '', { embedding: [], embed_error: 'embedder_unavailable: no answer within 15000 ms' });
+    const outcome = await loom.gateway.runtime.plane.reembed.embedDeferred();
+    expect(outcome.written).toBe(1);
+    const rows = new Map((await embeddingRows(storage(), ns)).map((r) => [r.msg_id, r]));
+    expect(rows.get('deferred')).toMatchObject({ model: provider.model, embed_error: '' });
+    expect(rows.get('failed')).toMatchObject({ embed_error: 'embedder_unavailable: no answer within 15000 ms' });
+    expect((await loom.gateway.runtime.plane.reembed.embedDeferred()).found).toBe(0);
+  });
 });

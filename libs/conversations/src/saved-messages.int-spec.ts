@@ -268,6 +268,55 @@ describe('Saved messages', () => {
       expect(hitIds(await search('u1', 'Hunter2Staging', { search_mode: 'lexical' }))).toEqual([]);
     });
 
+    const savedTerms = (where: string) =>
+      storage()
+        .query<{ n: string }>(`SELECT count() AS n FROM ${storage().tables.savedTerms} FINAL WHERE namespace = {ns:String} AND ${where}`, { ns })
+        .then((r) => Number(r[0]!.n));
+
+    it('[issue 10: saved search in the engine] the index holds postings for saved messages only; a user\'s recorded turns cost one header row each', async () => {
+      await loom.record(ns);
+      await append('c', 'recorded', 'the pelican rollout notes', { user_id: 'u1' });
+      await append('c', 'anonymous', 'the pelican rollout notes again');
+      expect(await savedTerms("term = ''")).toBe(1);
+      expect(await savedTerms("term != ''")).toBe(0);
+      await save('u1', 'c', 'recorded');
+      expect(await savedTerms("term = 'pelican' AND user_id = 'u1'")).toBe(1);
+      expect(hitIds(await search('u1', 'pelican', { search_mode: 'lexical' }))).toEqual(['recorded']);
+    });
+
+    it('[issue 10: saved search in the engine] a message saved again with other text is found by its new words only (postings count at the header\'s version)', async () => {
+      await saveNew('u1', 'c', 'm', 'alpha bravo ledger');
+      await ok('conversation.unsave_message', { user_id: 'u1', conversation_id: 'c', message_id: 'm' });
+      await saveNew('u1', 'c', 'm', 'charlie delta ledger');
+      for (const mode of ['lexical', 'hybrid']) {
+        expect(hitIds(await search('u1', 'alpha', { search_mode: mode }))).toEqual([]);
+        expect(hitIds(await search('u1', 'charlie', { search_mode: mode }))).toEqual(['m']);
+      }
+    });
+
+    it('[issue 10: saved search in the engine] conversation_id narrows both legs; BM25 statistics are those of the narrowed corpus, as before', async () => {
+      await saveNew('u1', 'c1', 'a', 'the ledger export runs nightly');
+      await saveNew('u1', 'c2', 'b', 'the ledger import runs weekly');
+      await saveNew('u1', 'c2', 'c', 'lunch at noon');
+      for (const mode of ['lexical', 'hybrid', 'semantic']) {
+        expect(hitIds(await search('u1', 'ledger runs', { search_mode: mode, conversation_id: 'c2' }))).toEqual(['b']);
+      }
+      const narrowed = (await search('u1', 'ledger', { search_mode: 'lexical', conversation_id: 'c2' })).hits[0].score;
+      const whole = (await search('u1', 'ledger', { search_mode: 'lexical' })).hits.find((h: { message_id: string }) => h.message_id === 'b').score;
+      expect(narrowed).not.toBe(whole);
+    });
+
+    it('[issue 10: saved search in the engine] a person\'s erasure drops their saved messages from search; a purge removes their index rows', async () => {
+      await saveNew('u1', 'c', 'm', 'the cormorant budget');
+      await ok('erasure.request', { user_id: 'u1' });
+      expect(hitIds(await search('u1', 'cormorant', { search_mode: 'lexical' }))).toEqual([]);
+      expect(hitIds(await search('u1', 'cormorant budget'))).toEqual([]);
+      await saveNew('u2', 'c', 'n', 'the cormorant budget');
+      expect(await savedTerms('1')).toBeGreaterThan(0);
+      await ok('erasure.request', { namespace_list: [ns], purge: true });
+      expect(await savedTerms('1')).toBe(0);
+    });
+
     it('AMBIGUOUS(embedder down): the lexical leg alone answers a hybrid or semantic call', async () => {
       await seed();
       await loom.stopEmbedder();
@@ -275,6 +324,9 @@ describe('Saved messages', () => {
         const r = await search('u1', 'ZX-4417');
         expect(r.mode).toBe('lexical');
         expect(hitIds(r)).toEqual(['deep']);
+        const semantic = await search('u1', 'ZX-4417', { search_mode: 'semantic' });
+        expect(semantic.mode).toBe('lexical');
+        expect(hitIds(semantic)).toEqual(['deep']);
       } finally {
         await loom.startEmbedder();
       }

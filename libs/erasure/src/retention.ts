@@ -25,6 +25,7 @@ export async function applyRetention(storage: Storage, settings: RetentionSettin
   if (settings.days > 0 && settings.warmDays >= settings.days) {
     throw new Error('LOOM_TIERING_CONVERSATIONS_WARM_DAYS must be less than LOOM_RETENTION_CONVERSATIONS_DAYS: rows would be deleted before they move');
   }
+  await applyPostingsRetention(storage, settings.days);
   const onCluster = storage.cluster ? `ON CLUSTER ${storage.cluster}` : '';
   const ttl = conversationsTtl(settings);
   const [table] = await storage.query<{ query: string }>(
@@ -51,4 +52,22 @@ export async function applyRetention(storage: Storage, settings: RetentionSettin
     return 'removed';
   }
   return 'unchanged';
+}
+
+/**
+ * The lexical postings of an expired turn leave the disk with its transcript row: search
+ * already skips them by the same expression (issue 10), this frees the space. The embedding
+ * rows keep no TTL (CONV-RET-04).
+ */
+async function applyPostingsRetention(storage: Storage, days: number): Promise<void> {
+  const onCluster = storage.cluster ? `ON CLUSTER ${storage.cluster}` : '';
+  const [table] = await storage.query<{ query: string }>(
+    `SELECT create_table_query AS query FROM system.tables WHERE database = {db:String} AND name = 'conversation_terms'`,
+    { db: storage.tables.database },
+  );
+  const current = table?.query ?? '';
+  // A TTL change rewrites every part of a large table: only when the setting changed.
+  if (days > 0 && !current.includes(`TTL toDateTime(ts) + toIntervalDay(${Math.floor(days)})`)) {
+    await storage.command(`ALTER TABLE ${storage.tables.conversationTerms} ${onCluster} MODIFY TTL toDateTime(ts) + toIntervalDay(${Math.floor(days)}) DELETE`);
+  } else if (days <= 0 && /\bTTL\b/.test(current)) await storage.command(`ALTER TABLE ${storage.tables.conversationTerms} ${onCluster} REMOVE TTL`);
 }

@@ -1,3 +1,4 @@
+import { LoomError } from '@loom/contracts';
 import type { KV, NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { LazyAbort, LeaseLostError, pollUntil, type AcquireOptions, type Lease, type LeaseManager } from './lease';
@@ -33,15 +34,19 @@ export class NatsKvLeaseManager implements LeaseManager {
   }
 
   private async tryAcquire(key: string): Promise<Lease | undefined> {
-    const kv = await this.bucketView();
     const holder = encoder.encode(randomUUID());
     let revision: number;
     try {
+      const kv = await this.bucketView();
       revision = await kv.create(encodeKey(key), holder);
     } catch (error) {
       if (isWrongSequence(error)) return undefined;
-      throw error;
+      // The bucket could not be asked (NATS down or not answering): a dependency is down, so
+      // the op answers 503 and may be retried, never 500.
+      this.kv = undefined;
+      throw new LoomError('unavailable', `leases are unavailable: NATS did not answer (${(error as Error).message}); retry once it is back`, { cause: error });
     }
+    const kv = await this.bucketView();
     const token = revision;
     const controller = new LazyAbort();
     return {

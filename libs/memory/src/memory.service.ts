@@ -12,6 +12,7 @@ import {
   type SetMemoryResponse,
   type TurnRole,
   type ExtractionStatusResponse,
+  type MemoryExtractionRequestedEvent,
 } from '@loom/contracts';
 import { bm25, centredExcerpt, firstChars, type EmbeddingClient } from '@loom/conversations';
 import { InMemoryLeaseManager, type LeaseManager } from '@loom/leases';
@@ -42,14 +43,27 @@ interface MemoryRow {
 export class MemoryService {
   /** Deferred extractions: kept in storage, run by whichever replica takes their lease. */
   readonly extractions: ExtractionQueue;
+  private readonly runsHere: boolean;
+  private readonly notify: ((event: MemoryExtractionRequestedEvent) => void) | undefined;
 
   constructor(
     private readonly storage: Storage,
     private readonly embedder: EmbeddingClient,
     private readonly llm: LlmProvider,
     private readonly observe: { metrics?: LoomMetrics | undefined; logger?: Logger | undefined } = {},
-    queue: { leases?: LeaseManager; options?: Partial<ExtractionQueueOptions> } = {},
+    queue: {
+      leases?: LeaseManager;
+      options?: Partial<ExtractionQueueOptions>;
+      /**
+       * `here` (the default): this process runs deferred extractions. `elsewhere`: it only stores
+       * them and hands each to `notify` (the brief condenser, LOOM_BRIEFS_RUNS_IN=service).
+       */
+      runs?: 'here' | 'elsewhere';
+      notify?: (event: MemoryExtractionRequestedEvent) => void;
+    } = {},
   ) {
+    this.runsHere = (queue.runs ?? 'here') === 'here';
+    this.notify = queue.notify;
     this.extractions = new ExtractionQueue(
       storage,
       queue.leases ?? new InMemoryLeaseManager(),
@@ -60,9 +74,9 @@ export class MemoryService {
     );
   }
 
-  /** Starts running deferred extractions, first those a crash or a stop left pending. */
+  /** Starts running deferred extractions, first those a crash or a stop left pending (unless they run elsewhere). */
   start(): void {
-    this.extractions.start();
+    if (this.runsHere) this.extractions.start();
   }
 
   async set(namespace: string, input: SetMemoryRequest): Promise<SetMemoryResponse> {
@@ -96,7 +110,8 @@ export class MemoryService {
     const record = { namespace, extraction_id: extractionId, user_id: input.user_id ?? '' };
     if (input.defer) {
       // The evidence is stored first: a pending extraction always has all its messages.
-      await this.extractions.record({ ...record, status: 'pending', facts: 0 });
+      await this.extractions.record({ ...record, status: 'pending', facts: 0 }, { background: this.runsHere });
+      if (!this.runsHere) this.notify?.({ namespace, extraction_id: extractionId });
       return { ...base, deferred: true };
     }
     const facts = await this.extract(namespace, extractionId, plain, input.user_id ?? '');

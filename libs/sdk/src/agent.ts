@@ -4,19 +4,22 @@ import type {
   BriefSectionsInput,
   ContextPackResponse,
   ListTurnsResponse,
+  OpName,
+  OpRequests,
+  OpResponses,
   RunListResponse,
   RunReportUsageResponse,
-  RunResponse,
-  RunStatus,
   RunView,
   SearchTurnsRequest,
   SearchTurnsResponse,
   SetFromMessagesResponse,
-  TurnRole,
   TurnView,
   UsageReport,
-} from '@loom/contracts';
-import { LoomApiError, OpsClient, type ClientOptions } from './client';
+} from './wire.generated';
+import { createLoomClient, LoomApiError, type ClientOptions, type LoomClient } from './client';
+
+type TurnRole = OpRequests['conversation.append']['role'];
+type RunStatus = NonNullable<OpRequests['run.list']['status']>;
 
 export interface Message {
   role: TurnRole;
@@ -43,7 +46,7 @@ export class Briefs {
 
   /** Saves sections under `brief_key`, else `auto/<project>/<branch>`. */
   save(input: { project?: string; branch?: string; brief_key?: string; session_id?: string; sections: BriefSectionsInput }): Promise<BriefSaveResponse> {
-    return this.agent.client.call<BriefSaveResponse>('session.brief_save', { namespace: this.agent.namespace, agent: this.agent.name, ...input });
+    return this.agent.client.call('session.brief_save', { namespace: this.agent.namespace, agent: this.agent.name, ...input });
   }
 }
 
@@ -52,25 +55,25 @@ export class Runs {
   constructor(private readonly agent: Agent) {}
 
   begin(goal: string, options: { run_id?: string } = {}): Promise<RunView> {
-    return this.call<RunResponse>('run.begin', { goal, ...options }).then((r) => r.run);
+    return this.call('run.begin', { goal, ...options }).then((r) => r.run);
   }
 
   complete(runId: string, outcome: { status: 'succeeded' | 'failed' | 'abandoned' | 'ended'; outcome?: string; memories_used?: string[]; wrote?: string[] }): Promise<RunView> {
-    return this.call<RunResponse>('run.complete', { run_id: runId, ...outcome }).then((r) => r.run);
+    return this.call('run.complete', { run_id: runId, ...outcome }).then((r) => r.run);
   }
 
   get(runId: string): Promise<RunView> {
-    return this.call<RunResponse>('run.get', { run_id: runId }).then((r) => r.run);
+    return this.call('run.get', { run_id: runId }).then((r) => r.run);
   }
 
   /** This agent's runs, newest first (`agent: "*"` for every agent's). */
   list(options: { status?: RunStatus; since?: string; limit?: number; offset?: number; agent?: string } = {}): Promise<RunListResponse> {
-    return this.call<RunListResponse>('run.list', options);
+    return this.call('run.list', options);
   }
 
   /** Model calls made for the run; a call reported again (same usage_id) is counted once. */
   reportUsage(runId: string, reports: UsageReport[], options: { goal?: string } = {}): Promise<RunReportUsageResponse> {
-    return this.call<RunReportUsageResponse>('run.report_usage', { run_id: runId, reports, ...options });
+    return this.call('run.report_usage', { run_id: runId, reports, ...options });
   }
 
   /**
@@ -91,8 +94,8 @@ export class Runs {
     return value;
   }
 
-  private call<T>(op: string, body: Record<string, unknown>): Promise<T> {
-    return this.agent.client.call<T>(op, { namespace: this.agent.namespace, agent: this.agent.name, ...body });
+  private call<O extends OpName>(op: O, body: OpRequests[O]): Promise<OpResponses[O]> {
+    return this.agent.client.call(op, { namespace: this.agent.namespace, agent: this.agent.name, ...body });
   }
 }
 
@@ -108,7 +111,8 @@ export interface Resumed {
  * ("local", "staging") goes into each turn's metadata. Close it when done (or `await using`).
  */
 export class Agent {
-  readonly client: OpsClient;
+  /** Every op as a typed method (`bot.client.conversation.get({...})`), and `call(op, body)`. */
+  readonly client: LoomClient;
   readonly briefs: Briefs;
   readonly runs: Runs;
   private readonly sessions = new Set<Session>();
@@ -119,7 +123,7 @@ export class Agent {
     readonly name: string,
     private readonly options: AgentOptions,
   ) {
-    this.client = new OpsClient(options);
+    this.client = createLoomClient(options);
     this.briefs = new Briefs(this);
     this.runs = new Runs(this);
   }
@@ -141,7 +145,7 @@ export class Agent {
    * otherwise; `agent: "*"` searches every agent's turns.
    */
   search(query: string, options: Omit<SearchTurnsRequest, 'query' | 'namespace'> = {}): Promise<SearchTurnsResponse> {
-    return this.client.call<SearchTurnsResponse>('conversation.search', { namespace: this.namespace, agent: this.name, ...options, query });
+    return this.client.call('conversation.search', { namespace: this.namespace, agent: this.name, ...options, query });
   }
 
   async close(): Promise<void> {
@@ -183,9 +187,9 @@ export class Session {
     const { query, tail = 20, ...rest } = options;
     const scope = { namespace: this.agent.namespace, agent: this.agent.name };
     const [context, latest] = await Promise.all([
-      this.agent.client.call<ContextPackResponse>('context.pack', { ...scope, query, session_id: this.threadId, ...(this.userId ? { user_id: this.userId } : {}), ...rest }),
+      this.agent.client.call('context.pack', { ...scope, query, session_id: this.threadId, ...(this.userId ? { user_id: this.userId } : {}), ...rest }),
       this.agent.client
-        .call<ListTurnsResponse>('conversation.list', { ...scope, thread_id: this.threadId, order: 'desc', limit: tail })
+        .call('conversation.list', { ...scope, thread_id: this.threadId, order: 'desc', limit: tail })
         .catch((error: unknown) => {
           // A thread nothing was recorded in (recording off, or a new session) has no tail.
           if (error instanceof LoomApiError && error.status === 404) return { messages: [], next_cursor: null } satisfies ListTurnsResponse;
@@ -205,7 +209,7 @@ export class Session {
     if (this.closed) throw new Error(`session ${this.threadId} is closed`);
     const answers: AppendTurnResponse[] = [];
     for (const message of messages) {
-      const answer = await this.agent.client.call<AppendTurnResponse>('conversation.append', {
+      const answer = await this.agent.client.call('conversation.append', {
         namespace: this.agent.namespace,
         agent: this.agent.name,
         thread_id: this.threadId,
@@ -231,7 +235,7 @@ export class Session {
     const messages = this.buffered.map(({ role, content }) => ({ role, content }));
     this.buffered = [];
     this.extractions.push(
-      await this.agent.client.call<SetFromMessagesResponse>('memory.set_from_messages', {
+      await this.agent.client.call('memory.set_from_messages', {
         namespace: this.agent.namespace,
         messages,
         session_id: this.threadId,

@@ -1,5 +1,6 @@
 import { startTestLoom, uniqueNamespace, type TestLoom } from '../../testing/src';
-import { Agent, LoomApiError } from './index';
+import { OpNames } from '@loom/contracts';
+import { Agent, createLoomClient, LoomApiError, OP_NAMES, OP_ROLES } from './index';
 
 describe('SDK: Agent and Session', () => {
   let loom: TestLoom;
@@ -47,6 +48,24 @@ describe('SDK: Agent and Session', () => {
     await s.append({ role: 'user', content: 'recorded now' });
     expect(s.transcript_stored).toBe(true);
     await bot.close();
+  });
+
+  it('[issue 12: typed SDK] createLoomClient has a method for every op of the contracts, each calling its op with the token (the token.* and run.* areas included)', async () => {
+    expect([...OP_NAMES]).toEqual(OpNames);
+    const loomClient = createLoomClient({ baseUrl: loom.url, token: loom.admin.token });
+    const methods = OP_NAMES.map((op) => {
+      const [area, method] = op.split('.') as [string, string];
+      return typeof (loomClient as unknown as Record<string, Record<string, unknown>>)[area]?.[method];
+    });
+    expect(new Set(methods)).toEqual(new Set(['function']));
+    expect(OP_ROLES['conversation.delete']).toBe('admin');
+    const { tokens } = await loomClient.token.list({ namespace: ns });
+    expect(tokens.map((t) => t.role)).toContain('writer');
+    const { run } = await loomClient.run.begin({ namespace: ns, goal: 'typed client' });
+    expect((await loomClient.call('run.get', { namespace: ns, run_id: run.run_id })).run.goal).toBe('typed client');
+    expect(await loomClient.settings.get()).toHaveProperty('conversation_search_default_mode');
+    const refused = await createLoomClient({ baseUrl: loom.url, token }).conversation.delete({ namespace: ns, thread_id: 't', confirm_thread_id: 't' }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ status: 403, code: 'forbidden', correlationId: expect.any(String) });
   });
 
   it('errors carry the API code, status and fields', async () => {

@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import type { LoomApi } from './api.client';
 import { startTestLoom, type TestLoom } from './embedded-loom';
 import { startOpenAiCompatibleServer } from './openai-compatible.server';
+import { createTrackerTables, trackerRegistration } from './tracker-source';
 import { writeGitFixture, type GitFixture } from './fixtures/git-repo';
 
 /**
@@ -60,6 +61,8 @@ export interface ReadyIds {
   erasure: string;
   extraction: string;
   observeSession: string;
+  /** The embedded database holding this namespace's tracker tables (its registered source). */
+  trackerDatabase: string;
 }
 
 type Fixture = (t: FixtureTarget) => Record<string, unknown> | Promise<Record<string, unknown>>;
@@ -127,6 +130,7 @@ export const Fixtures: Record<OpName, Fixture> = {
     return { token_id: created.token_id };
   },
   'token.list': () => ({}),
+  'token.whoami': () => ({}),
   'settings.get': () => ({}),
   // The default value: the matrix changes nothing another test would notice.
   'settings.set': () => ({ key: 'conversation_search_excerpt_chars', value: 240 }),
@@ -134,6 +138,12 @@ export const Fixtures: Record<OpName, Fixture> = {
   // An id no row has: the op answers per id (`not_found`), so a caller allowed in gets a 200.
   'quarantine.retry': () => ({ ids: ['0'.repeat(32)] }),
   'quarantine.drop': () => ({ ids: ['0'.repeat(32)] }),
+  'tracker.status': () => ({}),
+  // Registers the same source again: the namespace's tracker stays on for the other cases.
+  'tracker.source_register': (t) => trackerRegistration(t.ready.trackerDatabase),
+  'tracker.duplicate_check': () => ({ title: 'Not-ready Set is passed', body: 'Code: 49. (LOGICAL_ERROR)', limit: 3 }),
+  'tracker.issue_links': () => ({ issue: '101' }),
+  'tracker.flaky_tests': () => ({ limit: 5 }),
   // The repository setUp indexed; adding it again resumes from its checkpoint (nothing new).
   'code.add': () => ({ path: matrixRepository().path, name: MATRIX_REPOSITORY, wait: true }),
   'code.list': () => ({}),
@@ -172,6 +182,7 @@ export function takesNamespace(op: OpName): boolean {
  * - a namespace the token does not cover: 403 (ops whose body names no namespace have none to name);
  * - saved-message ops refuse own_session tokens (SAVE-TOKEN-05) and, under an own_user token,
  *   a body naming another user (SAVE-TOKEN-02): 403;
+ * - token.whoami takes any token and names no user, so "another user" does not apply to it;
  * - brief ops take bounded tokens on their own keys; another principal's `~…~` key is 403
  *   (BRIEF-ADDR-07), while a namespace-wide token may name it (BRIEF-ADDR-06);
  * - everything else is allowed (200).
@@ -187,7 +198,7 @@ export function expectedOutcome(op: OpName, caller: Caller, target: Target): Out
   if (isSavedMessageOp(op)) {
     if (scope === 'own_session') return 'forbidden';
     if (scope === 'own_user' && target === 'other-user') return 'forbidden';
-  } else if (isPerUserOp(op) && scope !== 'all' && target === 'other-user' && op !== 'session.brief_list') {
+  } else if (isPerUserOp(op) && scope !== 'all' && target === 'other-user' && op !== 'session.brief_list' && op !== 'token.whoami') {
     return 'forbidden';
   }
   return 'allow';
@@ -296,7 +307,8 @@ export async function startMatrixLoom(): Promise<MatrixLoom> {
   });
   const llm = await startOpenAiCompatibleServer({ chat: () => 'The earlier turns moved invoices to the new ledger.' });
   const loom = await startTestLoom({
-    env: { LOOM_CONVERSATION_TITLER_ENABLED: 'false', LOOM_CODE_INGEST_ENABLED: 'true', LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'matrix-model', LOOM_LOG_LEVEL: 'debug' },
+    // The tracker plane on (LOOM_TRACKER_ORG here, a source per namespace in setUp), so its ops answer.
+    env: { LOOM_CONVERSATION_TITLER_ENABLED: 'false', LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'matrix-model', LOOM_LOG_LEVEL: 'debug', LOOM_TRACKER_ORG: 'acme', LOOM_CODE_INGEST_ENABLED: 'true' },
     logger: createLogger('gateway', 'debug', sink),
   });
   return {
@@ -304,6 +316,7 @@ export async function startMatrixLoom(): Promise<MatrixLoom> {
     logs: () => lines.join(''),
     providerRequests: () => JSON.stringify(llm.requests),
     close: async () => {
+      await loom.gateway.runtime.storage.command(`DROP DATABASE IF EXISTS ${trackerDatabaseOf(loom)}`).catch(() => undefined);
       await loom.close();
       await llm.close();
     },
@@ -328,6 +341,10 @@ async function setUp(loom: TestLoom, namespace: string, secrets: Set<string>): P
   await call('observe.record', { session_id: 'mx-session', observations: [{ obs_id: 'o1', tool: 'Bash', summary: 'Bash: npm test', outcome: 'ok' }] });
   // Briefs every caller may read: the namespace's own, each bounded principal's, another user's.
   await call('session.brief_save', { brief_key: 'plan', sections });
+  const trackerDatabase = trackerDatabaseOf(loom);
+  await createTrackerTables(loom.gateway.runtime.storage, trackerDatabase);
+  await call('tracker.source_register', trackerRegistration(trackerDatabase));
+  await call('code.add', { path: matrixRepository().path, name: MATRIX_REPOSITORY, wait: true });
   for (const extra of [
     { read_scope: 'own_user', read_user_id: MATRIX_USER },
     { read_scope: 'own_session', read_user_id: MATRIX_USER, read_session_id: MATRIX_SESSION },
@@ -337,8 +354,12 @@ async function setUp(loom: TestLoom, namespace: string, secrets: Set<string>): P
     secrets.add(created.token);
     await admin.withToken(created.token).ok('session.brief_save', { namespace, brief_key: 'plan', sections });
   }
-  await call('code.add', { path: matrixRepository().path, name: MATRIX_REPOSITORY, wait: true });
-  return { thread, message: 'm1', run: run.run_id, erasure: erasure.erasure_id, extraction: extraction.extraction_id, observeSession: 'mx-session' };
+  return { thread, message: 'm1', run: run.run_id, erasure: erasure.erasure_id, extraction: extraction.extraction_id, observeSession: 'mx-session', trackerDatabase };
+}
+
+/** One tracker database per matrix Loom, beside its own (both namespaces register it). */
+function trackerDatabaseOf(loom: TestLoom): string {
+  return `${loom.gateway.runtime.storage.tables.database}_tracker`;
 }
 
 async function mintCallers(loom: TestLoom, namespace: string, secrets: Set<string>): Promise<CallerClient[]> {
@@ -415,7 +436,8 @@ async function runMcpMatrix(loom: TestLoom, callers: CallerClient[], ns: MatrixN
   const rpc = async (token: string | undefined, method: string, params: object, query: string, session?: string) => {
     const response = await fetch(`${loom.url}/mcp${query}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}), ...(session ? { 'mcp-session-id': session } : {}) },
+      // The Accept header every Streamable HTTP client sends (the SDK's transport answers 406 without it).
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}), ...(session ? { 'mcp-session-id': session } : {}) },
       body: JSON.stringify({ jsonrpc: '2.0', id: id++, method, params }),
     });
     return { status: response.status, session: response.headers.get('mcp-session-id'), body: (await response.json()) as any };
@@ -425,7 +447,7 @@ async function runMcpMatrix(loom: TestLoom, callers: CallerClient[], ns: MatrixN
     for (const target of ['own', 'other-namespace'] as const) {
       const namespace = target === 'own' ? ns.own : ns.other;
       const expectedInit = mcpInitializeOutcome(c.caller, target);
-      const init = await rpc(token, 'initialize', { protocolVersion: '2025-06-18', clientInfo: { name: 'matrix' } }, `?toolset=all&namespace=${namespace}`);
+      const init = await rpc(token, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'matrix', version: '1' } }, `?toolset=all&namespace=${namespace}`);
       const initActual = outcomeOf(init.status);
       const hasRun = /Run \S+\./.test(init.body?.result?.instructions ?? '');
       const runExpected = expectedInit === 'allow' && c.caller.kind !== 'anonymous' && c.caller.kind !== 'unknown-token' && roleAtLeast(c.caller.role, Ops['run.begin'].role);
@@ -440,11 +462,24 @@ async function runMcpMatrix(loom: TestLoom, callers: CallerClient[], ns: MatrixN
         status: init.status,
       });
       if (init.status !== 200 || !init.session) continue;
+      const listed = ((await rpc(token, 'tools/list', {}, '', init.session)).body?.result?.tools ?? []).map((t: { name: string }) => t.name);
       for (const [tool, args, ops] of [
         ['loom_search', { query: 'ledger' }, ['memory.search', 'conversation.search']],
         ['loom_conversation_append', { thread_id: 'mcp-matrix', role: 'user', content: 'over MCP' }, ['conversation.append']],
+        ['loom_brief_save', { brief_key: 'mcp-matrix', sections: { goal: 'over MCP' }, use_llm: false }, ['session.brief_save']],
+        ['loom_brief_list', {}, ['session.brief_list']],
+        ['loom_saved_save', { user_id: 'u1', conversation_id: 'mcp-matrix', message_id: 'saved-1', role: 'user', content: 'saved over MCP' }, ['conversation.save_message']],
+        ['loom_saved_search', { user_id: 'u1', query: 'ledger' }, ['conversation.search_saved_messages']],
+        ['loom_context_pack', { query: 'ledger' }, ['context.pack']],
+        ['loom_run_begin', { goal: 'over MCP' }, ['run.begin']],
+        ['loom_run_complete', { status: 'ended' }, ['run.complete']],
       ] as const) {
         const expected = ops.map((op) => expectedOutcome(op, c.caller, target)).find((o) => o !== 'allow') ?? 'allow';
+        // A tool the session does not offer (the run tools, to a caller run.begin refuses) is refused too.
+        if (!listed.includes(tool)) {
+          cases.push({ surface: 'mcp', op: `tools/call ${tool}`, caller: callerName(c.caller), target, expected, actual: 'forbidden', status: 200, ...(expected !== 'forbidden' ? { detail: 'not listed' } : {}) });
+          continue;
+        }
         const called = await rpc(token, 'tools/call', { name: tool, arguments: args }, '', init.session);
         const isError = called.status === 200 && called.body?.result?.isError === true;
         const actual = called.status !== 200 ? outcomeOf(called.status) : !isError ? 'allow' : /needs the \w+ role|not available to a token|no access to namespace/.test(called.body.result.content?.[0]?.text ?? '') ? 'forbidden' : 'tool error';
@@ -474,4 +509,23 @@ async function pool<T>(work: Array<() => Promise<T>>, concurrency: number): Prom
     }),
   );
   return results;
+}
+
+/**
+ * Every op of the Ops table called once, with its fixture, by the every-namespace admin on a
+ * namespace set up as the matrix sets one up: what each answered. The OpenAPI test holds each
+ * answer to the op's declared answer schema.
+ */
+export async function callEveryOp(loom: TestLoom): Promise<Array<{ op: OpName; status: number; body: unknown }>> {
+  const namespace = `every-op-${randomBytes(4).toString('hex')}`;
+  const ready = await setUp(loom, namespace, new Set());
+  const out: Array<{ op: OpName; status: number; body: unknown }> = [];
+  let n = 0;
+  for (const op of OpNames) {
+    const target: FixtureTarget = { namespace, user: MATRIX_USER, briefKey: 'plan', ownPrefix: '', unique: `every-${n++}`, ready, admin: loom.admin };
+    const body = await Fixtures[op](target);
+    const answer = await loom.admin.call(op, takesNamespace(op) ? { namespace, ...body } : body);
+    out.push({ op, ...answer });
+  }
+  return out;
 }

@@ -1,4 +1,4 @@
-import { startEmbedder, startGateway, type RunningEmbedder, type RunningGateway } from '@loom/api';
+import { startEmbedder, startGateway, type RunningEmbedder, type RunningGateway } from '@loom/hosts';
 import type { Role } from '@loom/contracts';
 import { loadConfig, type Logger } from '@loom/platform';
 import type { EmbeddingProvider, LlmProvider } from '@loom/providers';

@@ -17,3 +17,5 @@ export * from './write-tracker';
 export * from './real-data';
 export * from './fixtures';
 export * from './loom-up';
+export * from './config-reads';
+export * from './tracker-source';

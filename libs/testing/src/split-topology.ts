@@ -9,6 +9,20 @@ import { freePort, httpOk, launch, waitFor, type ManagedProcess } from './proces
 const ROOT = resolve(__dirname, '..', '..', '..');
 const DIST = join(ROOT, 'dist', 'apps');
 
+/**
+ * How each service of the split topology is started: `node dist/apps/<app>/src/main.js`, with
+ * the port its /healthz, /readyz and /metrics listen on, and the line it logs once it serves.
+ * The one place the e2e tier learns how to launch a service.
+ */
+export const SplitServices = {
+  embedder: { entry: join(DIST, 'embedder', 'src', 'main.js'), portVariable: 'LOOM_EMBEDDER_METRICS_PORT', ready: 'embedder serving' },
+  titler: { entry: join(DIST, 'titler', 'src', 'main.js'), portVariable: 'LOOM_TITLER_METRICS_PORT', ready: 'titler service started' },
+  erasure: { entry: join(DIST, 'erasure', 'src', 'main.js'), portVariable: 'LOOM_ERASURE_METRICS_PORT', ready: 'erasure service started' },
+  compactor: { entry: join(DIST, 'compactor', 'src', 'main.js'), portVariable: 'LOOM_COMPACTOR_METRICS_PORT', ready: 'compactor serving' },
+  'brief-condenser': { entry: join(DIST, 'brief-condenser', 'src', 'main.js'), portVariable: 'LOOM_BRIEF_CONDENSER_METRICS_PORT', ready: 'brief condenser serving' },
+} as const;
+export type SplitWorker = Exclude<keyof typeof SplitServices, 'embedder'>;
+
 export interface SplitTopology {
   url: string;
   /** Every gateway replica's URL (the first is `url`). */
@@ -20,6 +34,10 @@ export interface SplitTopology {
   processes(): ManagedProcess[];
   /** The /metrics URL of each running embedder. */
   embedderMetricsUrls(): string[];
+  /** The base URL (/healthz, /readyz, /metrics) of each running process of a service, by process name. */
+  serviceUrls(): Record<string, string>;
+  /** Starts `count` more processes of a worker service (named `<app>-<n>`), once each serves. */
+  startWorkers(app: SplitWorker, count: number, env?: Record<string, string>): Promise<ManagedProcess[]>;
   startEmbedders(count: number): Promise<void>;
   stopEmbedders(): Promise<void>;
   stopClickHouse(): Promise<void>;
@@ -38,23 +56,28 @@ export async function startSplitTopology(
     titlers?: number;
     erasers?: number;
     compactors?: number;
+    condensers?: number;
     gateways?: number;
     env?: Record<string, string>;
     /** Puts something between Loom and the engine (e.g. a latency proxy): returns the URL Loom's services use instead. */
     storageInFront?: (clickhouseUrl: string) => Promise<string>;
+    /** A NATS server the caller runs (and may stop and start), instead of one of the suite's own. */
+    natsUrl?: string;
   } = {},
 ): Promise<SplitTopology> {
-  for (const app of ['cli', 'gateway', 'embedder', 'titler', 'erasure', 'compactor']) {
+  for (const app of ['cli', 'gateway', 'embedder', 'titler', 'erasure', 'compactor', 'brief-condenser']) {
     if (!existsSync(join(DIST, app, 'src', 'main.js'))) throw new Error(`dist/apps/${app} is missing: run \`npm run build\` first`);
   }
   const workDir = mkdtempSync(join(tmpdir(), 'loom-split-'));
   const procs: ManagedProcess[] = [];
   const embedders: ManagedProcess[] = [];
   const embedderMetrics = new Map<ManagedProcess, string>();
+  const serviceUrls: Record<string, string> = {};
+  const counts: Record<string, number> = {};
   const adminToken = 'split-admin-' + randomBytes(16).toString('hex');
   const quiet = { LOOM_LOG_LEVEL: process.env['LOOM_LOG_LEVEL'] === 'silent' ? 'warn' : (process.env['LOOM_LOG_LEVEL'] ?? 'warn'), OTEL_TRACES_EXPORTER: 'none' };
 
-  const nats = await startTestNats();
+  const nats = options.natsUrl ? { url: options.natsUrl, close: async () => undefined } : await startTestNats();
   const natsUrl = nats.url;
 
   let clickhouseUrl = process.env['LOOM_TEST_CLICKHOUSE_URL'];
@@ -77,17 +100,19 @@ export async function startSplitTopology(
     for (let i = 0; i < count; i += 1) {
       // Info level: the one start-up line says when the embedder serves.
       const metricsPort = await freePort();
-      const embedder = launch(`embedder-${embedders.length + 1}`, process.execPath, [join(DIST, 'embedder', 'src', 'main.js')], {
+      const name = `embedder-${embedders.length + 1}`;
+      const embedder = launch(name, process.execPath, [SplitServices.embedder.entry], {
         ...baseEnv,
         LOOM_LOG_LEVEL: 'info',
-        LOOM_EMBEDDER_METRICS_PORT: String(metricsPort),
+        [SplitServices.embedder.portVariable]: String(metricsPort),
       });
       embedderMetrics.set(embedder, `http://127.0.0.1:${metricsPort}/metrics`);
+      serviceUrls[name] = `http://127.0.0.1:${metricsPort}`;
       embedders.push(embedder);
       procs.push(embedder);
       started.push(embedder);
     }
-    await waitFor('embedders to serve', async () => started.every((p) => p.output().includes('embedder serving')), { processes: started });
+    await waitFor('embedders to serve', async () => started.every((p) => p.output().includes(SplitServices.embedder.ready)), { processes: started });
   };
   await startEmbedders(options.embedders ?? 2);
 
@@ -96,6 +121,7 @@ export async function startSplitTopology(
   const gateways: ManagedProcess[] = [];
   for (let i = 0; i < (options.gateways ?? 1); i += 1) {
     const port = await freePort();
+    // The gateway: `node dist/apps/gateway/src/main.js`, its API, /healthz, /readyz and /metrics on LOOM_PORT.
     const gateway = launch(i === 0 ? 'gateway' : `gateway-${i + 1}`, process.execPath, [join(DIST, 'gateway', 'src', 'main.js')], {
       ...baseEnv,
       LOOM_PORT: String(port),
@@ -109,18 +135,25 @@ export async function startSplitTopology(
   for (const [i, u] of urls.entries()) await waitFor('the gateway to be ready', () => httpOk(`${u}/readyz`), { processes: [gateways[i]!] });
 
   // Workers start after the gateway has migrated the schema; each logs one line when it serves.
-  const startWorkers = async (app: string, count: number, metricsPortVar: string, ready: string): Promise<void> => {
+  const startWorkers = async (app: SplitWorker, count: number, env: Record<string, string> = {}): Promise<ManagedProcess[]> => {
     const started: ManagedProcess[] = [];
+    const service = SplitServices[app];
     for (let i = 0; i < count; i += 1) {
-      const worker = launch(`${app}-${i + 1}`, process.execPath, [join(DIST, app, 'src', 'main.js')], { ...baseEnv, LOOM_LOG_LEVEL: 'info', [metricsPortVar]: String(await freePort()) });
+      counts[app] = (counts[app] ?? 0) + 1;
+      const name = `${app}-${counts[app]}`;
+      const port = await freePort();
+      const worker = launch(name, process.execPath, [service.entry], { ...baseEnv, LOOM_LOG_LEVEL: 'info', [service.portVariable]: String(port), ...env });
+      serviceUrls[name] = `http://127.0.0.1:${port}`;
       started.push(worker);
       procs.push(worker);
     }
-    await waitFor(`${app} processes to start`, async () => started.every((p) => p.output().includes(ready)), { processes: started });
+    await waitFor(`${app} processes to start`, async () => started.every((p) => p.output().includes(service.ready)), { processes: started });
+    return started;
   };
-  await startWorkers('titler', options.titlers ?? 0, 'LOOM_TITLER_METRICS_PORT', 'titler service started');
-  await startWorkers('erasure', options.erasers ?? 0, 'LOOM_ERASURE_METRICS_PORT', 'erasure service started');
-  await startWorkers('compactor', options.compactors ?? 0, 'LOOM_COMPACTOR_METRICS_PORT', 'compactor serving');
+  await startWorkers('titler', options.titlers ?? 0);
+  await startWorkers('erasure', options.erasers ?? 0);
+  await startWorkers('compactor', options.compactors ?? 0);
+  await startWorkers('brief-condenser', options.condensers ?? 0);
 
   return {
     url,
@@ -131,6 +164,9 @@ export async function startSplitTopology(
     database,
     processes: () => [...procs],
     embedderMetricsUrls: () => embedders.map((e) => embedderMetrics.get(e)!),
+    // Only processes still running: a test that kills one no longer probes it.
+    serviceUrls: () => Object.fromEntries(Object.entries(serviceUrls).filter(([name]) => procs.some((p) => p.name === name && p.child.exitCode === null && p.child.signalCode === null))),
+    startWorkers,
     startEmbedders,
     stopEmbedders: async () => {
       await Promise.all(embedders.splice(0).map((p) => p.stop()));

@@ -4,3 +4,7 @@ export * from './in-process.transport';
 export * from './nats.transport';
 export * from './context-headers';
 export * from './nats-kv.lock';
+export * from './nats-connection';
+export * from './jetstream-work';
+export * from './loom-nats.server';
+export * from './message-headers';

@@ -1,4 +1,4 @@
-import { startEmbedder, type RunningEmbedder } from '@loom/api';
+import { startEmbedder, type RunningEmbedder } from '@loom/hosts';
 import { Subjects } from '@loom/contracts';
 import { installTracing, inSpan, loadConfig } from '@loom/platform';
 import { ControllableProvider, startTestNats, type TestNats } from '../../testing/src';

@@ -1,7 +1,7 @@
-import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
-import { connect, ErrorCode, headers as natsHeaders, JSONCodec, type NatsConnection, type NatsError } from 'nats';
+import { ErrorCode, headers as natsHeaders, JSONCodec, type NatsConnection, type NatsError } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { messageHeaders } from './message-headers';
+import { NatsLink } from './nats-connection';
 import { TransportError, type RequestClient } from './request-client';
 
 const codec = JSONCodec<Record<string, unknown>>();
@@ -12,19 +12,40 @@ const codec = JSONCodec<Record<string, unknown>>();
  * substring matching immediately instead of waiting out a timeout.
  */
 export class NatsRequestClient implements RequestClient {
-  private constructor(private readonly nc: NatsConnection) {}
+  private constructor(
+    readonly link: NatsLink,
+    /** Whether close() closes the link: only when this client made it. */
+    private readonly ownsLink: boolean,
+  ) {}
 
+  /** A client on a connection of its own, under the one policy (reconnect forever). */
   static async connect(url: string, name: string): Promise<NatsRequestClient> {
-    const nc = await connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
-    return new NatsRequestClient(nc);
+    return new NatsRequestClient(await NatsLink.connect(url, name), true);
+  }
+
+  /** A client on the process's connection; the link's owner closes it. */
+  static over(link: NatsLink): NatsRequestClient {
+    return new NatsRequestClient(link, false);
   }
 
   get connection(): NatsConnection {
-    return this.nc;
+    return this.link.connection;
+  }
+
+  /** Connected to NATS now (false while it reconnects, and once closed). */
+  get connected(): boolean {
+    return this.link.connected;
+  }
+
+  private get nc(): NatsConnection {
+    return this.link.connection;
   }
 
   async request<TRes>(subject: string, payload: unknown, options: { timeoutMs: number }): Promise<TRes> {
     if (this.nc.isClosed()) throw new TransportError('closed', subject, 'the NATS connection is closed');
+    // While NATS reconnects a request would wait in the reconnect buffer for its whole timeout:
+    // fail at once, so the caller falls back (an embed is deferred, a search uses words alone).
+    if (!this.link.connected) throw new TransportError('disconnected', subject, 'the connection to NATS is down (reconnecting)');
     const hdrs = natsHeaders();
     for (const [key, value] of Object.entries(messageHeaders())) hdrs.set(key, value);
     const id = randomUUID();
@@ -47,26 +68,12 @@ export class NatsRequestClient implements RequestClient {
     return packet.response as TRes;
   }
 
+  /** A round trip within a second; false at once while the connection is down (never hangs a probe). */
   async ping(): Promise<boolean> {
-    if (this.nc.isClosed()) return false;
-    try {
-      await this.nc.flush();
-      return true;
-    } catch {
-      return false;
-    }
+    return this.link.ping();
   }
 
   async close(): Promise<void> {
-    if (!this.nc.isClosed()) await this.nc.drain();
+    if (this.ownsLink) await this.link.close();
   }
-}
-
-/**
- * Nest's NATS server strategy in the service's queue group, so replicas share requests. On
- * SIGTERM it drains: requests in flight are answered before the connection closes, so a
- * replica can be scaled down without failing appends open.
- */
-export function natsMicroserviceOptions(url: string, queue: string, name: string): MicroserviceOptions {
-  return { transport: Transport.NATS, options: { servers: [url], queue, name, gracefulShutdown: true, gracePeriod: 10_000 } };
 }

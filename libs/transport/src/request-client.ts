@@ -8,7 +8,8 @@ export interface RequestClient {
   close(): Promise<void>;
 }
 
-export type TransportFailure = 'no_responders' | 'timeout' | 'handler_error' | 'closed';
+/** `disconnected`: the connection to NATS is down right now (it reconnects by itself); nothing was sent. */
+export type TransportFailure = 'no_responders' | 'timeout' | 'handler_error' | 'closed' | 'disconnected';
 
 export class TransportError extends Error {
   constructor(

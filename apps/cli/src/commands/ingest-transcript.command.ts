@@ -128,7 +128,7 @@ async function sessionRun(options: IngestTranscriptOptions, parsed: ReturnType<t
   const runId = options.runId ?? (sessionId ? `${parsed.format}-${sessionId}` : undefined);
   if (!runId) throw new Error('this transcript names no session: pass --run-id');
   const place = parsed.cwd ? ` in ${basename(parsed.cwd)}${parsed.branch ? ` (${parsed.branch})` : ''}` : '';
-  const goal = options.goal ?? `${parsed.format === 'codex' ? 'Codex' : parsed.format === 'claude-code' ? 'Claude Code' : 'Agent'} session${place}`;
+  const goal = options.goal ?? `${parsed.format === 'codex' ? 'Codex' : parsed.format === 'claude-code' ? 'Claude Code' : parsed.format === 'cursor' ? 'Cursor' : 'Agent'} session${place}`;
   const target = { ...auth, namespace: options.namespace, agent: options.agent, runId, goal };
   const { items: reports, lastId: lastUsageId } = resendFrom(options.usage === false ? [] : parseUsage(parsed.format, text), (r) => r.usage_id, options.sinceUsageId);
   const outcome = reports.length > 0 ? await reportUsage(reports, target) : await beginQuietly(target);
@@ -189,6 +189,7 @@ const EXPECTED: Record<TranscriptFormat, string> = {
   json: 'no {role, content} elements',
   'claude-code': 'no user or assistant entries with text, no tool calls and no usage (a Claude Code session is JSON lines with "type": "user" / "assistant")',
   codex: 'no response_item messages, no tool calls and no token counts (a Codex rollout is JSON lines starting with "type": "session_meta")',
+  cursor: 'no user or assistant lines with text (a Cursor agent transcript is JSON lines with "role" and "message")',
 };
 
 /**

@@ -1,4 +1,4 @@
-import { createGatewayRuntime, startEmbedder } from '@loom/api';
+import { createGatewayRuntime, startEmbedder } from '@loom/hosts';
 import { loadConfig, LoomMetrics } from '@loom/platform';
 
 export interface ReembedCommandOptions {

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { startEmbedder, startGateway } from '@loom/api';
+import { startEmbedder, startGateway } from '@loom/hosts';
 import { loadConfig, LoomMetrics, onShutdown } from '@loom/platform';
 import { ensureAdminToken } from '../admin-token';
 

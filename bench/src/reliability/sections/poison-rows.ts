@@ -1,4 +1,4 @@
-import { startEmbedder, startGateway } from '@loom/api';
+import { startEmbedder, startGateway } from '@loom/hosts';
 import { loadConfig } from '@loom/platform';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,29 +1,36 @@
-import { Controller, Inject, Post, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { McpEndpoint } from '../mcp/mcp-endpoint';
 import { MCP_ENDPOINT } from './tokens';
 
-/** `POST /mcp` (`?toolset=all` for the full listing, `?namespace=` to pick one). */
+/**
+ * `/mcp`, Streamable HTTP: POST messages, GET the server's event stream, DELETE ends the session
+ * (`?toolset=all` for the full listing, `?namespace=` to pick one). The SDK's transport writes the
+ * raw response, so Fastify lets go of it.
+ */
 @Controller()
 export class McpController {
   constructor(@Inject(MCP_ENDPOINT) private readonly mcp: McpEndpoint) {}
 
   @Post('/mcp')
-  async post(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  post(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.handle(req, reply);
+  }
+
+  @Get('/mcp')
+  stream(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.handle(req, reply);
+  }
+
+  @Delete('/mcp')
+  end(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.handle(req, reply);
+  }
+
+  private async handle(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const query = req.query as Record<string, string | undefined>;
-    const session = req.headers['mcp-session-id'];
-    const raw = typeof req.body === 'string' ? req.body : JSON.stringify(req.body ?? {});
-    const answer = await this.mcp.handle(raw, {
-      authorization: req.headers.authorization,
-      sessionId: typeof session === 'string' ? session : undefined,
-      toolset: query['toolset'],
-      namespace: query['namespace'],
-    });
-    for (const [k, v] of Object.entries(answer.headers)) void reply.header(k, v);
-    if (answer.body === undefined) {
-      await reply.status(answer.status).send();
-      return;
-    }
-    await reply.status(answer.status).header('content-type', 'application/json').send(JSON.stringify(answer.body));
+    const body = req.method !== 'POST' ? undefined : typeof req.body === 'string' ? req.body : req.body === undefined || req.body === null ? '' : JSON.stringify(req.body);
+    reply.hijack();
+    await this.mcp.handle(req.raw, reply.raw, { body, toolset: query['toolset'], namespace: query['namespace'] });
   }
 }

@@ -2,7 +2,7 @@ import { Controller, Get, Header, HttpCode, Inject, Param, Post, Req, Res } from
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { Headers as WireHeaders } from '@loom/contracts';
-import type { LoomMetrics } from '@loom/platform';
+import { withExtractedContext, type LoomMetrics } from '@loom/platform';
 import { OpDispatcher } from '../ops/op-dispatcher';
 import { Readiness } from './readiness';
 import { LOOM_METRICS, OP_DISPATCHER, READINESS } from './tokens';
@@ -21,7 +21,13 @@ export class OpsController {
     const incoming = req.headers[WireHeaders.correlationId];
     const correlationId = typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
     const raw = typeof req.body === 'string' ? req.body : req.body === undefined || req.body === null ? '' : JSON.stringify(req.body);
-    const result = await this.dispatcher.dispatch(op, raw, req.headers.authorization, correlationId);
+    // An incoming W3C traceparent (and tracestate) makes the op's span a child of the caller's.
+    const trace: Record<string, string> = {};
+    for (const name of [WireHeaders.traceparent, WireHeaders.tracestate]) {
+      const value = req.headers[name];
+      if (typeof value === 'string') trace[name] = value;
+    }
+    const result = await withExtractedContext(trace, () => this.dispatcher.dispatch(op, raw, req.headers.authorization, correlationId));
     await reply.status(result.status).header(WireHeaders.correlationId, correlationId).header('content-type', 'application/json').send(JSON.stringify(result.body));
   }
 

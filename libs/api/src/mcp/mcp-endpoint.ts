@@ -1,228 +1,264 @@
-import { requireNamespaceWideToken, resolveNamespace, type AuthService } from '@loom/auth';
-import { formatMillis, type Storage } from '@loom/clickhouse';
-import { Limits, LoomError, NAMESPACE_PATTERN, Ops, rawJsonDepth, roleAtLeast, SearchModes } from '@loom/contracts';
-import { nextVersion, type Logger } from '@loom/platform';
-import type { RunsService } from '@loom/runs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { coversAllNamespaces, requireNamespaceWideToken, resolveNamespace, type AuthService, type Principal } from '@loom/auth';
+import type { Storage } from '@loom/clickhouse';
+import { Limits, LoomError, NAMESPACE_PATTERN, Ops, rawJsonDepth, roleAtLeast, type OpName } from '@loom/contracts';
+import { newId, type Logger } from '@loom/platform';
+import type { RunsService } from '@loom/runs';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { InitializeRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { OpDispatcher } from '../ops/op-dispatcher';
+import { McpSessions, type McpSession } from './mcp-sessions';
+import { registerLoomTools } from './mcp-tools';
 
-const PROTOCOL_VERSION = '2025-06-18';
 /** The JSON-RPC envelope (message, params, arguments) around an op's body. */
 const MAX_MESSAGE_DEPTH = Limits.maxJsonDepth + 3;
-
-interface Tool {
-  name: string;
-  description: string;
-  inputSchema: object;
-  /** Runs the tool with the caller's token, through the same ops (auth, roles, validation) as the HTTP API. */
-  call(args: Record<string, unknown>, op: (name: string, body: object) => Promise<unknown>): Promise<unknown>;
-}
-
 /**
- * The default listing. `conversation.search` is not a tool of its own: agents reach conversation
- * hits through the conversation section of `loom_search`. Nothing here asks the model to log
- * turns (capture belongs to transcript hooks).
+ * Sessions served from this replica's memory (each an McpServer and its transport). The least
+ * recently used makes room: a session it held is read from storage again when it returns.
  */
-const CORE_TOOLS: Tool[] = [
-  {
-    name: 'loom_search',
-    description: 'Search what this team knows: durable facts (memories) and, where the namespace records conversations, earlier conversation turns.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        query: { type: 'string', description: 'what to look for' },
-        limit: { type: 'integer', minimum: 1, maximum: 50 },
-        search_mode: { type: 'string', enum: [...SearchModes], description: 'conversation turns by meaning and words (hybrid, the default), by meaning alone (vector) or by words alone (lexical)' },
-      },
-      required: ['query'],
-    },
-    call: async (args, op) => {
-      const query = String(args['query'] ?? '');
-      const limit = typeof args['limit'] === 'number' ? args['limit'] : 5;
-      // An unknown mode reaches conversation.search, whose 400 names it.
-      const mode = args['search_mode'] === undefined ? {} : { search_mode: args['search_mode'] };
-      const [memories, conversations] = await Promise.all([op('memory.search', { query, limit }), op('conversation.search', { query, limit, namespace_scope: 'namespace', ...mode })]);
-      return { memories: (memories as { hits: unknown[] }).hits, conversations: (conversations as { hits: unknown[] }).hits };
-    },
-  },
-];
+const LIVE_SESSIONS = 1_000;
 
-/** Mounted with `?toolset=all`. */
-const ALL_TOOLS: Tool[] = [
-  ...CORE_TOOLS,
-  {
-    name: 'loom_conversation_append',
-    description: 'conversation.append: store one turn of a thread (kept only when the namespace records conversations).',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        thread_id: { type: 'string' },
-        role: { type: 'string', enum: ['user', 'assistant', 'system', 'tool'] },
-        content: { type: 'string' },
-        msg_id: { type: 'string' },
-      },
-      required: ['thread_id', 'role', 'content'],
-    },
-    call: (args, op) => op('conversation.append', args),
-  },
-];
-
-interface McpSession {
-  namespace: string;
-  /** The implicit run; empty for a token that may not begin runs (a viewer). */
-  runId: string;
-  toolset: 'core' | 'all';
+interface LiveSession {
+  session: McpSession;
+  server: McpServer;
+  transport: StreamableHTTPServerTransport;
+  lastUsed: number;
 }
 
-interface JsonRpcRequest {
-  jsonrpc?: string;
-  id?: string | number | null;
-  method?: string;
-  params?: Record<string, unknown>;
+export interface McpRequest {
+  /** The body as text (POST), before parsing. */
+  body: string | undefined;
+  toolset: string | undefined;
+  namespace: string | undefined;
 }
-
-export interface McpReply {
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-}
-
-/** Sessions this replica has seen, kept in memory; storage has them all. */
-const CACHED_SESSIONS = 10_000;
 
 /**
- * The MCP endpoint (`POST /mcp`, JSON-RPC over streamable HTTP, JSON answers). Each session gets
- * an implicit run in the run ledger, touched by every call and closed by `sweep` after
+ * The MCP endpoint (`/mcp`) on the official SDK: an `McpServer` and a Streamable HTTP transport
+ * per session, POST answered as JSON, GET a server-sent-events stream, DELETE ends the session.
+ * Loom checks the bearer token on every request before the transport sees it. Each session gets
+ * an implicit run in the run ledger, touched by every request and closed by `sweep` after
  * LOOM_MCP_SESSION_RUN_IDLE_SECONDS without one. Sessions are stored, so any gateway replica
  * serves a session another one started.
  */
 export class McpEndpoint {
-  private readonly sessions = new Map<string, McpSession>();
+  private readonly live = new Map<string, LiveSession>();
+  /** One adoption per session id at a time: concurrent first requests share it. */
+  private readonly adopting = new Map<string, Promise<LiveSession | undefined>>();
+  private readonly sessions: McpSessions;
 
   constructor(
     private readonly auth: AuthService,
     private readonly dispatcher: OpDispatcher,
     private readonly runs: RunsService,
     private readonly idleSeconds: number,
-    private readonly storage: Storage,
+    storage: Storage,
     private readonly logger?: Logger,
-  ) {}
+  ) {
+    this.sessions = new McpSessions(storage);
+  }
 
-  async handle(raw: string, request: { authorization: string | undefined; sessionId: string | undefined; toolset: string | undefined; namespace: string | undefined }): Promise<McpReply> {
-    let message: JsonRpcRequest;
-    // Refused before parsing: the tool call re-serialises its arguments, which recurses.
-    if (rawJsonDepth(raw, MAX_MESSAGE_DEPTH) > MAX_MESSAGE_DEPTH) return rpcError(null, -32600, `invalid request: the body is nested deeper than ${MAX_MESSAGE_DEPTH} levels`, 400);
-    try {
-      message = JSON.parse(raw) as JsonRpcRequest;
-    } catch {
-      return rpcError(null, -32700, 'parse error: the body is not JSON', 400);
-    }
-    if (typeof message !== 'object' || message === null || Array.isArray(message)) return rpcError(null, -32600, 'invalid request: send one JSON-RPC object', 400);
-    const id = message.id ?? null;
-    try {
-      const principal = await this.auth.authenticate(request.authorization);
-      if (message.method === 'initialize') {
-        // The tools serve namespace-wide tokens only (each op they call refuses bounded ones).
-        requireNamespaceWideToken(principal, 'MCP initialize');
-        if (request.namespace !== undefined && !NAMESPACE_PATTERN.test(request.namespace)) {
-          return rpcError(id, -32602, 'the namespace query parameter must be 1-128 characters of letters, digits, _ . : - (or "@me")', 400);
-        }
-        const namespace = resolveNamespace(principal, request.namespace);
-        // The implicit run is what run.begin would make, so it takes run.begin's role: a viewer's
-        // session has none.
-        const run = roleAtLeast(principal.role, Ops['run.begin'].role)
-          ? (await this.runs.begin(namespace, 'mcp', { goal: `MCP session of ${clientName(message.params?.['clientInfo'])}` }, 'mcp')).run
-          : undefined;
-        const sessionId = randomUUID();
-        const session: McpSession = { namespace, runId: run?.run_id ?? '', toolset: request.toolset === 'all' ? 'all' : 'core' };
-        await this.storage.insert(this.storage.tables.mcpSessions, [
-          { session_id: sessionId, namespace, run_id: session.runId, toolset: session.toolset, created_at: formatMillis(), version: nextVersion() },
-        ]);
-        this.remember(sessionId, session);
-        return {
-          status: 200,
-          headers: { 'mcp-session-id': sessionId },
-          body: {
-            jsonrpc: '2.0',
-            id,
-            result: {
-              protocolVersion: PROTOCOL_VERSION,
-              capabilities: { tools: {} },
-              serverInfo: { name: 'loom', version: '0.1.0' },
-              instructions: run ? `Namespace ${namespace}. Run ${run.run_id}.` : `Namespace ${namespace}.`,
-            },
-          },
-        };
+  /** Answers one HTTP request on `/mcp` (POST, GET or DELETE), writing to `res`. */
+  async handle(req: IncomingMessage, res: ServerResponse, request: McpRequest): Promise<void> {
+    let message: unknown;
+    if (req.method === 'POST') {
+      const raw = request.body ?? '';
+      // Refused before parsing: the tool call re-serialises its arguments, which recurses.
+      if (rawJsonDepth(raw, MAX_MESSAGE_DEPTH) > MAX_MESSAGE_DEPTH) return send(res, 400, rpcError(null, -32600, `invalid request: the body is nested deeper than ${MAX_MESSAGE_DEPTH} levels`));
+      try {
+        message = JSON.parse(raw);
+      } catch {
+        return send(res, 400, rpcError(null, -32700, 'parse error: the body is not JSON'));
       }
-      if (message.method?.startsWith('notifications/')) return { status: 202, headers: {}, body: undefined };
-      const session = request.sessionId ? await this.session(request.sessionId) : undefined;
-      if (!session) return rpcError(id, -32001, 'no MCP session with this Mcp-Session-Id: send initialize first', 404);
+    }
+    const id = messageId(message);
+    try {
+      const principal = await this.auth.authenticate(req.headers.authorization);
+      // How the SDK hands the caller's token to the tools: each op runs with it, so the session
+      // never acts with more than the token of the request at hand.
+      (req as IncomingMessage & { auth?: AuthInfo }).auth = { token: bearerToken(req.headers.authorization), clientId: principal.tokenId, scopes: [] };
+      const header = req.headers['mcp-session-id'];
+      const sessionId = typeof header === 'string' && header !== '' ? header : undefined;
+      if (req.method === 'POST' && sessionId === undefined && isInitializeRequest(message)) {
+        const live = this.start(principal, request, clientName(message.params.clientInfo));
+        return await live.transport.handleRequest(req, res, message);
+      }
+      if (sessionId === undefined && initializeMethod(message)) return send(res, 400, rpcError(id, -32602, `invalid initialize request: ${initializeProblems(message)}`));
+      if (sessionId === undefined) return send(res, 400, rpcError(id, -32000, 'Bad Request: send the Mcp-Session-Id header that initialize answered (or initialize first)'));
+      const live = await this.open(sessionId);
+      if (!live) return send(res, 404, rpcError(id, -32001, 'no MCP session with this Mcp-Session-Id: send initialize first'));
       // A session id is no credential: the caller's own token must reach the session's namespace.
       requireNamespaceWideToken(principal, 'MCP');
-      resolveNamespace(principal, session.namespace);
-      if (session.runId !== '') await this.runs.touch(session.namespace, session.runId);
-      const tools = session.toolset === 'all' ? ALL_TOOLS : CORE_TOOLS;
-      switch (message.method) {
-        case 'ping':
-          return ok(id, {});
-        case 'tools/list':
-          return ok(id, { tools: tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })) });
-        case 'tools/call': {
-          const name = String(message.params?.['name'] ?? '');
-          const tool = tools.find((t) => t.name === name);
-          if (!tool) return rpcError(id, -32602, `no tool "${name}" in this listing${session.toolset === 'core' ? ' (mount ?toolset=all for more)' : ''}`);
-          const given = message.params?.['arguments'];
-          // The session's namespace always wins: a tool call cannot name another one.
-          const args = typeof given === 'object' && given !== null && !Array.isArray(given) ? (given as Record<string, unknown>) : {};
-          try {
-            const result = await tool.call(args, (op, body) => this.op(op, { ...body, namespace: session.namespace }, request.authorization));
-            return ok(id, { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result, isError: false });
-          } catch (error) {
-            return ok(id, { content: [{ type: 'text', text: (error as Error).message }], isError: true });
-          }
-        }
-        default:
-          return rpcError(id, -32601, `method "${message.method ?? ''}" is not supported`);
-      }
+      resolveNamespace(principal, live.session.namespace);
+      live.lastUsed = Date.now();
+      if (live.session.runId !== '') await this.runs.touch(live.session.namespace, live.session.runId);
+      await live.transport.handleRequest(req, res, message);
     } catch (error) {
-      if (LoomError.isLoomError(error) && (error.code === 'unauthorized' || error.code === 'forbidden')) return rpcError(id, -32001, error.message, error.status);
+      // Loom's own errors say what went wrong and carry their HTTP status (401, 403, 400, 503...).
+      if (LoomError.isLoomError(error) && error.code !== 'internal' && !res.headersSent) return send(res, error.status, rpcError(id, error.code === 'invalid_input' ? -32602 : -32001, error.message));
       this.logger?.error({ err: error }, 'MCP request failed');
-      return rpcError(id, -32603, 'internal error');
+      if (!res.headersSent) send(res, 500, rpcError(id, -32603, 'internal error'));
     }
   }
 
-  /** The session, from this replica's memory or from storage (one another replica started). */
-  private async session(sessionId: string): Promise<McpSession | undefined> {
-    const known = this.sessions.get(sessionId);
-    if (known) return known;
-    const [row] = await this.storage.query<{ namespace: string; run_id: string; toolset: string }>(
-      `SELECT namespace, run_id, toolset FROM ${this.storage.tables.mcpSessions} FINAL WHERE session_id = {id:String}`,
-      { id: sessionId },
+  /**
+   * A new session for an `initialize`. Its implicit run begins, and the session is stored, once
+   * the transport has accepted the request (`onsessioninitialized`): a request it refuses (a
+   * wrong Accept header, say) leaves nothing behind.
+   */
+  private start(principal: Principal, request: McpRequest, client: string): LiveSession {
+    // The tools serve namespace-wide tokens only (each op they call refuses bounded ones).
+    requireNamespaceWideToken(principal, 'MCP initialize');
+    if (request.namespace !== undefined && !NAMESPACE_PATTERN.test(request.namespace)) {
+      throw new LoomError('invalid_input', 'the namespace query parameter must be 1-128 characters of letters, digits, _ . : - (or "@me")');
+    }
+    // A session lives in one namespace: a token for several must say which, rather than land in
+    // the default one unnoticed.
+    if (request.namespace === undefined && (coversAllNamespaces(principal) || principal.namespaces.length > 1)) {
+      const which = coversAllNamespaces(principal) ? 'every namespace' : `several namespaces (${principal.namespaces.join(', ')})`;
+      throw new LoomError('invalid_input', `this token covers ${which}: name the session's namespace in the MCP URL, e.g. /mcp?namespace=<namespace>`);
+    }
+    const namespace = resolveNamespace(principal, request.namespace);
+    // The implicit run is what run.begin would make, so it takes run.begin's role: a viewer's
+    // session has none.
+    const runId = roleAtLeast(principal.role, Ops['run.begin'].role) ? newId('run_') : '';
+    const session: McpSession = { id: randomUUID(), namespace, runId, toolset: request.toolset === 'all' ? 'all' : 'core' };
+    const live = this.connect(session, {
+      onsessioninitialized: async () => {
+        try {
+          if (runId !== '') await this.runs.begin(namespace, 'mcp', { goal: `MCP session of ${client}`, run_id: runId }, 'mcp');
+          await this.sessions.create(session);
+        } catch (error) {
+          this.logger?.error({ err: error }, 'starting an MCP session failed');
+          // The SDK answers this with a 400 that quotes the error: keep storage's words out of it.
+          throw new Error('the session could not be started; retry');
+        }
+        this.remember(live);
+      },
+    });
+    return live;
+  }
+
+  /** The session, from this replica's memory or, started elsewhere, adopted from storage. */
+  private async open(sessionId: string): Promise<LiveSession | undefined> {
+    const known = this.live.get(sessionId);
+    if (known) {
+      // Most recently used last: the first in the map is the one to let go.
+      this.live.delete(sessionId);
+      this.live.set(sessionId, known);
+      return known;
+    }
+    let adoption = this.adopting.get(sessionId);
+    if (!adoption) {
+      adoption = this.adopt(sessionId).finally(() => this.adopting.delete(sessionId));
+      this.adopting.set(sessionId, adoption);
+    }
+    return adoption;
+  }
+
+  private async adopt(sessionId: string): Promise<LiveSession | undefined> {
+    const session = await this.sessions.find(sessionId);
+    if (!session) return undefined;
+    const live = this.connect(session, {});
+    markInitialized(live.transport, session.id);
+    this.remember(live);
+    return live;
+  }
+
+  /** An McpServer with the session's tools, connected to a transport of its own. */
+  private connect(session: McpSession, options: { onsessioninitialized?: () => Promise<void> }): LiveSession {
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => session.id,
+      // Every tool answers once: a JSON answer per POST. Server-to-client messages would use the GET stream.
+      enableJsonResponse: true,
+      ...options,
+      onsessionclosed: () => this.end(session),
+    });
+    const server = new McpServer(
+      { name: 'loom', version: '0.1.0' },
+      {
+        capabilities: { tools: {} },
+        instructions:
+          `Namespace ${session.namespace}.` +
+          (session.runId !== '' ? ` Run ${session.runId}.` : '') +
+          (session.toolset === 'core' ? ' More tools (session briefs, saved messages, context packs, runs) at /mcp?toolset=all.' : ''),
+      },
     );
-    if (!row) return undefined;
-    const session: McpSession = { namespace: row.namespace, runId: row.run_id, toolset: row.toolset === 'all' ? 'all' : 'core' };
-    this.remember(sessionId, session);
-    return session;
+    registerLoomTools(server, session, (op, body, authorization) => this.op(op, body, authorization));
+    const live: LiveSession = { session, server, transport, lastUsed: Date.now() };
+    transport.onclose = () => {
+      if (this.live.get(session.id) === live) this.live.delete(session.id);
+    };
+    // connect() only wires callbacks and starts the transport, which does nothing on HTTP.
+    server.connect(transport).catch((error: unknown) => this.logger?.error({ err: error }, 'connecting an MCP session failed'));
+    return live;
   }
 
-  private remember(sessionId: string, session: McpSession): void {
-    // The oldest entry makes room: a session it held is read from storage again when it returns.
-    if (this.sessions.size >= CACHED_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
-    this.sessions.set(sessionId, session);
+  private remember(live: LiveSession): void {
+    if (this.live.size >= LIVE_SESSIONS) {
+      const oldest = this.live.values().next().value!;
+      this.live.delete(oldest.session.id);
+      oldest.server.close().catch((error: unknown) => this.logger?.warn({ err: error }, 'closing an evicted MCP session failed'));
+    }
+    this.live.set(live.session.id, live);
   }
 
-  /** Closes the implicit runs of sessions idle for LOOM_MCP_SESSION_RUN_IDLE_SECONDS. */
+  /** DELETE: the client ended its session. Its implicit run ends with no verdict (`ended`). */
+  private async end(session: McpSession): Promise<void> {
+    await this.sessions.close(session);
+    if (session.runId === '') return;
+    try {
+      await this.runs.complete(session.namespace, { run_id: session.runId, status: 'ended' });
+    } catch (error) {
+      // Completed through loom_run_complete, or closed idle, before the client left.
+      if (!(LoomError.isLoomError(error) && error.code === 'conflict')) throw error;
+    }
+  }
+
+  /**
+   * Closes the implicit runs of sessions idle for LOOM_MCP_SESSION_RUN_IDLE_SECONDS, and lets go
+   * of this replica's copies of sessions idle that long (storage still has them).
+   */
   async sweep(now = new Date()): Promise<number> {
+    for (const live of [...this.live.values()]) {
+      if (now.getTime() - live.lastUsed > this.idleSeconds * 1000) {
+        this.live.delete(live.session.id);
+        await live.server.close();
+      }
+    }
     const closed = await this.runs.closeIdle(this.idleSeconds, now);
     if (closed > 0) this.logger?.info({ closed }, 'closed idle MCP session runs');
     return closed;
   }
 
-  private async op(name: string, body: Record<string, unknown>, authorization: string | undefined): Promise<unknown> {
+  /** Ends this replica's streams (open GET streams would hold the HTTP server open); the sessions stay stored. */
+  async close(): Promise<void> {
+    const all = [...this.live.values()];
+    this.live.clear();
+    await Promise.all(all.map((live) => live.server.close()));
+  }
+
+  private async op(name: OpName, body: Record<string, unknown>, authorization: string | undefined): Promise<object> {
     const result = await this.dispatcher.dispatch(name, JSON.stringify(body), authorization, randomUUID());
     if (result.status !== 200) throw new Error((result.body as { error?: { message?: string } }).error?.message ?? `${name} answered ${result.status}`);
-    return result.body;
+    return result.body as object;
   }
+}
+
+/**
+ * Makes a new transport serve a session initialised on another replica (or before a restart).
+ * SDK 1.32 has no public way to do it (modelcontextprotocol/typescript-sdk#1658; the proposed
+ * `existingSessionId` option does the same): the Node transport wraps a web-standard one whose
+ * `sessionId` and `_initialized` the initialize request would have set. Checked, so an SDK that
+ * moves them fails here, loudly, and the replica test with it.
+ */
+function markInitialized(transport: StreamableHTTPServerTransport, sessionId: string): void {
+  const inner = (transport as unknown as { _webStandardTransport?: { sessionId?: string; _initialized?: boolean } })._webStandardTransport;
+  if (!inner || typeof inner._initialized !== 'boolean') throw new Error('this version of @modelcontextprotocol/sdk cannot adopt a stored MCP session; see markInitialized');
+  inner.sessionId = sessionId;
+  inner._initialized = true;
 }
 
 const CLIENT_NAME_CHARS = 100;
@@ -245,10 +281,30 @@ export function clientName(clientInfo: unknown): string {
   return name === '' ? 'an MCP client' : name;
 }
 
-function ok(id: JsonRpcRequest['id'], result: unknown): McpReply {
-  return { status: 200, headers: {}, body: { jsonrpc: '2.0', id, result } };
+function bearerToken(authorization: string | undefined): string {
+  return /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1] ?? '';
 }
 
-function rpcError(id: JsonRpcRequest['id'] | null, code: number, message: string, status = 200): McpReply {
-  return { status, headers: {}, body: { jsonrpc: '2.0', id, error: { code, message } } };
+function messageId(message: unknown): string | number | null {
+  const id = typeof message === 'object' && message !== null && !Array.isArray(message) ? (message as { id?: unknown }).id : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+function initializeMethod(message: unknown): boolean {
+  return typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'initialize';
+}
+
+/** What makes an initialize request invalid, field by field (the protocol's schema, as the SDK reads it). */
+function initializeProblems(message: unknown): string {
+  const parsed = InitializeRequestSchema.safeParse(message);
+  if (parsed.success) return 'none';
+  return parsed.error.issues.map((i) => `${i.path.join('.') || 'message'}: ${i.message}`).join('; ');
+}
+
+function rpcError(id: string | number | null, code: number, message: string): object {
+  return { jsonrpc: '2.0', id, error: { code, message } };
+}
+
+function send(res: ServerResponse, status: number, body: object): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }

@@ -28,9 +28,12 @@ export class OpDispatcher {
     const started = process.hrtime.bigint();
     const op = isOpName(opName) ? opName : undefined;
     let namespace: string | undefined;
+    let traceId: string | undefined;
     let status = 200;
     try {
-      return await withCorrelationId(correlationId, () => this.run(op, opName, rawBody, authorization, correlationId, (ns) => (namespace = ns)));
+      return await withCorrelationId(correlationId, () =>
+        this.run(op, opName, rawBody, authorization, correlationId, (ns) => (namespace = ns), (id) => (traceId = id)),
+      );
     } catch (error) {
       const mapped = toErrorResult(error, correlationId);
       status = mapped.status;
@@ -41,7 +44,7 @@ export class OpDispatcher {
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.metrics.opDuration.observe({ op: op ?? 'unknown', status: String(status) }, seconds);
-      this.logger.info({ op: op ?? opName.slice(0, 64), namespace, status, ms: Math.round(seconds * 1e4) / 10, bytes: rawBody.length, correlation_id: correlationId }, 'op');
+      this.logger.info({ op: op ?? opName.slice(0, 64), namespace, status, ms: Math.round(seconds * 1e4) / 10, bytes: rawBody.length, correlation_id: correlationId, trace_id: traceId }, 'op');
     }
   }
 
@@ -53,8 +56,11 @@ export class OpDispatcher {
     authorization: string | undefined,
     correlationId: string,
     onNamespace: (ns: string) => void,
+    onTrace: (traceId: string) => void,
   ): Promise<DispatchResult> {
     return inSpan(`op ${op ?? 'unknown'}`, { 'loom.op': op ?? 'unknown', 'loom.correlation_id': correlationId }, async (span) => {
+        // The op's log line is written after its span ends: it names the trace itself.
+        onTrace(span.spanContext().traceId);
         if (!op) throw new LoomError('unknown_op', `there is no op "${opName}"; see the README for the list`);
         const principal = await this.auth.authenticate(authorization);
         requireRole(principal, Ops[op].role, op);

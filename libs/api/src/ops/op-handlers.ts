@@ -1,75 +1,21 @@
 import { coversAllNamespaces, resolveNamespace, resolveUserId, type AuthService } from '@loom/auth';
-import { ALL_AGENTS, LoomError, type OpName } from '@loom/contracts';
+import { ALL_AGENTS, LoomError, type OpName, type OpRequest, type OpResponse } from '@loom/contracts';
 import type { ConversationPlane, NamespaceSet } from '@loom/conversations';
 import { ContextPackService, type MemoryService, type ObservationsService } from '@loom/memory';
-import { scopeFor, type BriefsService } from '@loom/briefs';
+import { scopeFor, type BriefSaver, type BriefsService } from '@loom/briefs';
 import type { ErasureService } from '@loom/erasure';
 import type { RunsService } from '@loom/runs';
 import type { QuarantineService } from '@loom/clickhouse';
 import type { CodeHistory } from '@loom/history';
+import type { TrackerService } from '@loom/tracker';
 import type { OpContext } from './op-context';
 import type * as C from '@loom/contracts';
 
-type Handler<I> = (ctx: OpContext, input: I) => Promise<unknown>;
-
-/** The request type of each op, as its handler receives it after validation. */
-interface OpInputs {
-  'conversation.set_logging': C.SetLoggingRequest;
-  'conversation.get_logging': C.GetLoggingRequest;
-  'conversation.append': C.AppendTurnRequest;
-  'conversation.create': C.CreateThreadRequest;
-  'conversation.update': C.UpdateThreadRequest;
-  'conversation.get': C.GetThreadRequest;
-  'conversation.list': C.ListTurnsRequest;
-  'conversation.threads': C.ListThreadsRequest;
-  'conversation.search': C.SearchTurnsRequest;
-  'conversation.compact': C.CompactThreadRequest;
-  'conversation.delete': C.DeleteThreadRequest;
-  'conversation.save_message': C.SaveMessageRequest;
-  'conversation.unsave_message': C.UnsaveMessageRequest;
-  'conversation.search_saved_messages': C.SearchSavedMessagesRequest;
-  'conversation.list_saved_messages': C.ListSavedMessagesRequest;
-  'conversation.saved_status': C.SavedStatusRequest;
-  'memory.set': C.SetMemoryRequest;
-  'memory.set_from_messages': C.SetFromMessagesRequest;
-  'memory.search': C.SearchMemoryRequest;
-  'memory.recall': C.RecallRequest;
-  'memory.extraction_status': C.ExtractionStatusRequest;
-  'context.pack': C.ContextPackRequest;
-  'observe.record': C.ObserveRecordRequest;
-  'observe.list': C.ObserveListRequest;
-  'observe.crystallize': C.ObserveCrystallizeRequest;
-  'session.brief_save': C.BriefSaveRequest;
-  'session.brief_get': C.BriefGetRequest;
-  'session.brief_list': C.BriefListRequest;
-  'session.brief_delete': C.BriefDeleteRequest;
-  'erasure.request': C.ErasureRequest;
-  'erasure.status': C.ErasureStatusRequest;
-  'erasure.export': C.ErasureExportRequest;
-  'run.begin': C.RunBeginRequest;
-  'run.complete': C.RunCompleteRequest;
-  'run.get': C.RunGetRequest;
-  'run.list': C.RunListRequest;
-  'run.report_usage': C.RunReportUsageRequest;
-  'token.create': C.CreateTokenRequest;
-  'token.revoke': C.RevokeTokenRequest;
-  'token.list': C.ListTokensRequest;
-  'settings.get': C.GetSettingsRequest;
-  'settings.set': C.SetSettingRequest;
-  'quarantine.list': C.QuarantineListRequest;
-  'quarantine.retry': C.QuarantineRetryRequest;
-  'quarantine.drop': C.QuarantineDropRequest;
-  'code.add': C.CodeAddRequest;
-  'code.list': C.CodeListRequest;
-  'history.path': C.HistoryPathRequest;
-  'history.symbol': C.HistorySymbolRequest;
-  'history.line': C.HistoryLineRequest;
-  'history.review_brief': C.HistoryReviewBriefRequest;
-  'history.duplicate_check': C.HistoryDuplicateCheckRequest;
-  'history.bisect': C.HistoryBisectRequest;
-}
-
-export type OpHandlers = { [K in OpName]: Handler<OpInputs[K]> };
+/**
+ * Each op's handler takes the op's validated request and answers its declared response type
+ * (Ops in libs/contracts): nothing crosses the wire as `unknown`.
+ */
+export type OpHandlers = { [K in OpName]: (ctx: OpContext, input: OpRequest<K>) => Promise<OpResponse<K>> };
 
 /** Writes act as one agent; "*" is only a read filter. */
 function writingAgent(ctx: OpContext, op: string): string {
@@ -85,17 +31,20 @@ export interface OpServices {
   memory: MemoryService;
   observations: ObservationsService;
   briefs: BriefsService;
+  /** Where session.brief_save runs: `briefs` itself unless a brief condenser does (LOOM_BRIEFS_RUNS_IN=service). */
+  briefSaver?: BriefSaver;
   erasure: ErasureService;
   runs: RunsService;
   auth: AuthService;
   /** Quarantined rows of the append path (storage's). */
   quarantine: QuarantineService;
+  tracker: TrackerService;
   /** The code-history plane. */
   code: CodeHistory;
 }
 
 /** Adapters from ops to services: take the validated input, call one service method, return. */
-export function createOpHandlers({ plane, memory, observations, briefs, erasure, runs, auth, quarantine, code }: OpServices): OpHandlers {
+export function createOpHandlers({ plane, memory, observations, briefs, briefSaver = briefs, erasure, runs, auth, quarantine, tracker, code }: OpServices): OpHandlers {
   /** Every namespace the token covers: a person's data is erased (and exported) wherever it is. */
   const callerNamespaces = (ctx: OpContext): NamespaceSet => (coversAllNamespaces(ctx.principal) ? { all: true } : { all: false, namespaces: ctx.principal.namespaces });
   const contextPack = new ContextPackService(memory, plane.search, observations);
@@ -138,7 +87,7 @@ export function createOpHandlers({ plane, memory, observations, briefs, erasure,
     'observe.record': (ctx, input) => observations.record(ctx.namespace, writingAgent(ctx, 'observe.record'), input),
     'observe.list': (ctx, input) => observations.list(ctx.namespace, ctx.agent, input),
     'observe.crystallize': (ctx, input) => observations.crystallize(ctx.namespace, input),
-    'session.brief_save': (ctx, input) => briefs.save(ctx.namespace, writingAgent(ctx, 'session.brief_save'), scopeFor(ctx.principal), input),
+    'session.brief_save': (ctx, input) => briefSaver.save(ctx.namespace, writingAgent(ctx, 'session.brief_save'), scopeFor(ctx.principal), input),
     'session.brief_get': (ctx, input) => briefs.get(ctx.namespace, scopeFor(ctx.principal), input),
     'session.brief_list': (ctx, input) => briefs.list(ctx.namespace, ctx.agent, scopeFor(ctx.principal), input),
     'session.brief_delete': (ctx, input) => briefs.delete(ctx.namespace, scopeFor(ctx.principal), input),
@@ -174,6 +123,16 @@ export function createOpHandlers({ plane, memory, observations, briefs, erasure,
       // A namespace named in the body narrows the list; none: every token the caller could revoke.
       tokens: await auth.listTokens(ctx.principal, { ...(input.namespace !== undefined ? { namespace: ctx.namespace } : {}), includeRevoked: input.include_revoked === true }),
     }),
+    'token.whoami': (ctx): Promise<C.WhoamiResponse> =>
+      Promise.resolve({
+        token_id: ctx.principal.tokenId,
+        role: ctx.principal.role,
+        namespaces: ctx.principal.namespaces,
+        namespace: ctx.namespace,
+        read_scope: ctx.principal.readScope,
+        read_user_id: ctx.principal.readUserId ?? null,
+        read_session_id: ctx.principal.readSessionId ?? null,
+      }),
     'settings.get': () => plane.settings.all(),
     'settings.set': (_ctx, input) => plane.settings.set(input.key, input.value),
     'quarantine.list': async (_ctx, input): Promise<C.QuarantineListResponse> => {
@@ -185,13 +144,18 @@ export function createOpHandlers({ plane, memory, observations, briefs, erasure,
     'quarantine.drop': async (_ctx, input): Promise<C.QuarantineDropResponse> => {
       return { results: await quarantine.drop(input.ids) };
     },
-    'code.add': (ctx, input): Promise<C.CodeAddResponse> => code.add(ctx.namespace, input),
-    'code.list': (ctx): Promise<C.CodeListResponse> => code.list(ctx.namespace),
-    'history.path': (ctx, input): Promise<C.HistoryPathResponse> => code.path(ctx.namespace, input),
-    'history.symbol': (ctx, input): Promise<C.HistorySymbolResponse> => code.symbol(ctx.namespace, input),
-    'history.line': (ctx, input): Promise<C.HistoryLineResponse> => code.line(ctx.namespace, input),
-    'history.review_brief': (ctx, input): Promise<C.HistoryReviewBriefResponse> => code.reviewBrief(ctx.namespace, input),
-    'history.duplicate_check': (ctx, input): Promise<C.HistoryDuplicateCheckResponse> => code.duplicateCheck(ctx.namespace, input),
-    'history.bisect': (ctx, input): Promise<C.HistoryBisectResponse> => code.bisect(ctx.namespace, input),
+    'tracker.status': (ctx) => tracker.status(ctx.namespace),
+    'tracker.source_register': (ctx, input) => tracker.register(ctx.namespace, input),
+    'tracker.duplicate_check': (ctx, input) => tracker.duplicateCheck(ctx.namespace, input),
+    'tracker.issue_links': (ctx, input) => tracker.issueLinks(ctx.namespace, input),
+    'tracker.flaky_tests': (ctx, input) => tracker.flakyTests(ctx.namespace, input),
+    'code.add': (ctx, input) => code.add(ctx.namespace, input),
+    'code.list': (ctx) => code.list(ctx.namespace),
+    'history.path': (ctx, input) => code.path(ctx.namespace, input),
+    'history.symbol': (ctx, input) => code.symbol(ctx.namespace, input),
+    'history.line': (ctx, input) => code.line(ctx.namespace, input),
+    'history.review_brief': (ctx, input) => code.reviewBrief(ctx.namespace, input),
+    'history.duplicate_check': (ctx, input) => code.duplicateCheck(ctx.namespace, input),
+    'history.bisect': (ctx, input) => code.bisect(ctx.namespace, input),
   };
 }

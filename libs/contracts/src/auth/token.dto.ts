@@ -4,6 +4,7 @@ import { ALL_NAMESPACES, ReadScopes, Roles, type ReadScope, type Role } from '..
 
 const TOKEN_NAMESPACE_PATTERN = /^(\*|@me|[A-Za-z0-9][A-Za-z0-9_.:-]{0,127})$/;
 
+/** Creates a token for a namespace and role (optionally bounded to one user or session). The secret is shown once. */
 export class CreateTokenRequest extends NamespacedRequest {
   /**
    * The namespace the new token acts on; "*" for every namespace, which only a token for every
@@ -36,6 +37,7 @@ export interface CreateTokenResponse {
   role: Role;
 }
 
+/** Revokes a token; calls with it answer 401 from then on. */
 export class RevokeTokenRequest extends NamespacedRequest {
   @IsString() @MinLength(1) @MaxLength(200) token_id!: string;
 
@@ -46,6 +48,7 @@ export interface RevokeTokenResponse {
   revoked: boolean;
 }
 
+/** The tokens the caller could revoke: id, label, role, namespaces, read scope, created and last used. Never a secret. */
 export class ListTokensRequest extends NamespacedRequest {
   /** Also the revoked tokens (default: live tokens only). */
   @Optional() @IsBoolean() include_revoked?: boolean;
@@ -71,4 +74,20 @@ export interface TokenInfo {
 export interface ListTokensResponse {
   /** Newest first: the tokens the caller could revoke, of the namespace the request names (every one it covers when it names none). */
   tokens: TokenInfo[];
+}
+
+/** `token.whoami`: what the calling token is, so a client (the dashboard) can offer only what it may do. */
+export class WhoamiRequest extends NamespacedRequest {
+  static readonly example: WhoamiRequest = Object.assign(new WhoamiRequest(), { namespace: 'acme' });
+}
+export interface WhoamiResponse {
+  token_id: string;
+  role: Role;
+  /** The namespaces it acts on; ["*"] for every namespace (deployment-wide ops such as settings.set need that). */
+  namespaces: string[];
+  /** The namespace this call resolved to (the one named, else the token's only one). */
+  namespace: string;
+  read_scope: ReadScope;
+  read_user_id: string | null;
+  read_session_id: string | null;
 }

@@ -2,7 +2,8 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { AgentScopedRequest, IdField, Optional } from '../common.dto';
+import { AgentScopedRequest, IdField, NAMESPACE_PATTERN, Optional } from '../common.dto';
+import type { ErrorCode, FieldError } from '../errors';
 import { Limits } from '../limits';
 
 /** Keys a client sends; a namespace-wide token may also name the stored `~user~…` form. */
@@ -56,6 +57,7 @@ export class BriefSectionsInput {
   @Optional() @IsArray() @IsString({ each: true }) @ArrayMaxSize(200) pointers?: string[];
 }
 
+/** Saves a session brief: sections written by the agent, or events condensed on the server (by the LLM, else the deterministic builder). */
 export class BriefSaveRequest extends AgentScopedRequest {
   /** Empty: `auto/<project>/<branch>` when both are known, else `session/<session_id>`. */
   @Optional() @IsString() @MaxLength(700) brief_key?: string;
@@ -101,6 +103,7 @@ export interface BriefSaveResponse {
   skipped_high?: number;
 }
 
+/** Reads a session brief by key, by session, or the project's latest; `revision` for an earlier one. */
 export class BriefGetRequest extends AgentScopedRequest {
   @Optional() @IsString() @Matches(STORED_BRIEF_KEY_PATTERN, { message: 'brief_key is not a valid key' }) brief_key?: string;
   @Optional() @IdField() from_session?: string;
@@ -131,6 +134,7 @@ export interface BriefGetResponse {
   brief: BriefView;
 }
 
+/** The namespace's briefs (or the caller's own), newest first, one line each. */
 export class BriefListRequest extends AgentScopedRequest {
   @Optional() @IsBoolean() mine_only?: boolean;
   @Optional() @IsInt() @Min(1) @Max(200) limit?: number;
@@ -152,6 +156,7 @@ export interface BriefListResponse {
   briefs: BriefListItem[];
 }
 
+/** Deletes a session brief. */
 export class BriefDeleteRequest extends AgentScopedRequest {
   @IsString() @Matches(STORED_BRIEF_KEY_PATTERN, { message: 'brief_key is not a valid key' }) brief_key!: string;
 
@@ -162,3 +167,33 @@ export interface BriefDeleteResponse {
   brief_key: string;
   deleted: boolean;
 }
+
+// ---- loom.brief.revise.v1 ------------------------------------------------------------------
+
+/** Whose briefs a save may touch: every key of the namespace, or those under one principal's prefix. */
+export class BriefScopeWire {
+  @IsBoolean() bounded!: boolean;
+  @Optional() @IsString() @MaxLength(2000) prefix?: string;
+}
+
+/**
+ * `loom.brief.revise.v1`: one session.brief_save, from the gateway that took the op to a brief
+ * condenser. The gateway has authenticated the caller, validated the op, resolved the writing
+ * agent and the token's brief scope.
+ */
+export class BriefReviseRequest {
+  @IsString() @Matches(NAMESPACE_PATTERN, { message: 'namespace is a namespace name' }) namespace!: string;
+  @IsString() @MaxLength(200) agent!: string;
+  @ValidateNested() @Type(() => BriefScopeWire) scope!: BriefScopeWire;
+  @IsObject() request!: BriefSaveRequest;
+
+  static readonly example: BriefReviseRequest = Object.assign(new BriefReviseRequest(), {
+    namespace: 'acme',
+    agent: 'default',
+    scope: { bounded: false },
+    request: { brief_key: 'loom/main', events: [{ kind: 'user', text: 'move invoices to the ledger' }] },
+  });
+}
+
+/** The answer on `loom.brief.revise.v1`: the op's response, or the error the op would have answered. */
+export type BriefReviseReply = { ok: true; response: BriefSaveResponse } | { ok: false; error: { code: ErrorCode; message: string; fields?: FieldError[] } };

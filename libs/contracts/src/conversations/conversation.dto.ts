@@ -29,6 +29,7 @@ export type JsonObject = Record<string, unknown>;
 
 // ---- conversation.append -------------------------------------------------------------------
 
+/** Appends one turn to a thread. `msg_id` makes retries idempotent (without one it is derived from thread, role and content); a turn sent again answers `stored: false, reason: "duplicate"`. */
 export class AppendTurnRequest extends AgentScopedRequest {
   @IdField() thread_id!: string;
   @IsIn(TurnRoles, { message: `role must be one of ${TurnRoles.join(', ')}` }) role!: TurnRole;
@@ -64,6 +65,7 @@ export interface AppendTurnResponse {
 
 // ---- conversation.create / update ----------------------------------------------------------
 
+/** Creates a thread (its id generated when omitted), with a title and metadata; 409 when it exists. */
 export class CreateThreadRequest extends AgentScopedRequest {
   /** Generated when omitted. */
   @Optional() @IdField() thread_id?: string;
@@ -83,6 +85,7 @@ export interface CreateThreadResponse {
   thread_id: string;
 }
 
+/** Changes a thread's title, metadata or run; answers the thread. */
 export class UpdateThreadRequest extends AgentScopedRequest {
   @IdField() thread_id!: string;
   @Optional() @IsString() @MaxLength(500) title?: string;
@@ -98,6 +101,7 @@ export class UpdateThreadRequest extends AgentScopedRequest {
 
 // ---- conversation.get / list / threads -----------------------------------------------------
 
+/** Reads a thread, and with `include_messages` a page of its turns (follow `next_cursor`). */
 export class GetThreadRequest extends AgentScopedRequest {
   @IdField() thread_id!: string;
   @Optional() @IsBoolean() include_messages?: boolean;
@@ -113,6 +117,7 @@ export class GetThreadRequest extends AgentScopedRequest {
   });
 }
 
+/** A page of a thread's turns, oldest first unless `order` is `desc`; follow `next_cursor` for the rest. */
 export class ListTurnsRequest extends AgentScopedRequest {
   @IdField() thread_id!: string;
   @Optional() @IdField() run_id?: string;
@@ -127,6 +132,7 @@ export class ListTurnsRequest extends AgentScopedRequest {
   });
 }
 
+/** The threads active in the last `window_days`, most recent first, each with its last turn's excerpt. */
 export class ListThreadsRequest extends AgentScopedRequest {
   @Optional() @IsInt() @Min(1) @Max(3650) window_days?: number;
   @Optional() @IsInt() @Min(1) @Max(Limits.maxPageSize) limit?: number;
@@ -195,6 +201,7 @@ export interface ListThreadsResponse {
 
 // ---- conversation.compact ------------------------------------------------------------------
 
+/** Has the configured LLM summarise the oldest turns of the calling agent's thread into one `system` turn, keeping the last `keep_recent` turns. */
 export class CompactThreadRequest extends AgentScopedRequest {
   @IdField() thread_id!: string;
   /** The newest turns never summarised (default 10). */
@@ -239,6 +246,7 @@ export type CompactRunReply = { ok: true; response: CompactThreadResponse } | { 
 
 // ---- conversation.delete -------------------------------------------------------------------
 
+/** Deletes the calling agent's turns of a thread (tombstoned, gone from search); `confirm_thread_id` must repeat `thread_id`. */
 export class DeleteThreadRequest extends AgentScopedRequest {
   @IdField() thread_id!: string;
   /** Must equal `thread_id`: a delete names its thread twice. */
@@ -269,6 +277,7 @@ export interface DeleteThreadResponse {
 export const SearchModes = ['hybrid', 'vector', 'lexical'] as const;
 export type SearchMode = (typeof SearchModes)[number];
 
+/** Searches turns by meaning and by words (`hybrid`, the default), or one of them (`vector`, `lexical`), over every namespace the token can read unless `namespace_scope` is `namespace`. */
 export class SearchTurnsRequest extends AgentScopedRequest {
   @IsString() @MinLength(1) @MaxLength(Limits.maxQueryChars, { message: `query must be at most ${Limits.maxQueryChars} characters` }) query!: string;
   @Optional() @IsIn(SearchModes, { message: (args) => `search_mode ${JSON.stringify(args.value)} is not one of ${SearchModes.join(', ')}` })
@@ -322,6 +331,7 @@ export interface SearchTurnsResponse {
 
 // ---- conversation.set_logging --------------------------------------------------------------
 
+/** Switches the namespace's recording of conversations on or off (the owner's switch). Off: appends are accepted and answer `stored: false, reason: "logging_disabled"`. */
 export class SetLoggingRequest extends NamespacedRequest {
   @IsBoolean() enabled!: boolean;
 

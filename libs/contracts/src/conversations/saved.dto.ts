@@ -11,6 +11,7 @@ class UserScopedRequest extends AgentScopedRequest {
 
 // ---- conversation.save_message ----------------------------------------------------------
 
+/** Saves a message for a user (indexed for saved-message search), storing it first when it is not yet in the transcript. */
 export class SaveMessageRequest extends UserScopedRequest {
   /** The thread the message belongs to. */
   @IdField() conversation_id!: string;
@@ -49,6 +50,7 @@ export interface SaveMessageResponse {
 
 // ---- conversation.unsave_message --------------------------------------------------------
 
+/** Removes a message from a user's saved messages; doing it again changes nothing. */
 export class UnsaveMessageRequest extends UserScopedRequest {
   @IdField() conversation_id!: string;
   @IdField() message_id!: string;
@@ -74,6 +76,7 @@ export interface UnsaveMessageResponse {
 export const SavedSearchModes = ['hybrid', 'semantic', 'lexical'] as const;
 export type SavedSearchMode = (typeof SavedSearchModes)[number];
 
+/** Searches a user's saved messages by meaning and by words. */
 export class SearchSavedMessagesRequest extends UserScopedRequest {
   @IsString() @MinLength(1) @MaxLength(Limits.maxQueryChars) query!: string;
   @Optional() @IsIn(SavedSearchModes, { message: `search_mode must be one of ${SavedSearchModes.join(', ')}` }) search_mode?: SavedSearchMode;
@@ -105,6 +108,7 @@ export interface SearchSavedMessagesResponse {
 
 // ---- conversation.list_saved_messages ---------------------------------------------------
 
+/** A user's saved messages, newest saved first. */
 export class ListSavedMessagesRequest extends UserScopedRequest {
   @Optional() @IdField() conversation_id?: string;
   /** Default 50, at most 200. */
@@ -133,6 +137,7 @@ export interface ListSavedMessagesResponse {
 
 // ---- conversation.saved_status ----------------------------------------------------------
 
+/** Which of up to 500 messages of a conversation a user has saved. */
 export class SavedStatusRequest extends UserScopedRequest {
   @IdField() conversation_id!: string;
   @IsArray() @ArrayMinSize(1) @ArrayMaxSize(500, { message: 'message_ids holds at most 500 ids' }) @IsString({ each: true }) @MinLength(1, { each: true }) @MaxLength(Limits.maxIdLength, { each: true })

@@ -49,12 +49,14 @@ export interface ErasureResponse {
   updated_at: string;
 }
 
+/** Where an erasure request stands. */
 export class ErasureStatusRequest extends NamespacedRequest {
   @IdField() erasure_id!: string;
 
   static readonly example: ErasureStatusRequest = Object.assign(new ErasureStatusRequest(), { erasure_id: 'era_1' });
 }
 
+/** Exports a person's (or the namespace's) transcript turns, a page at a time. */
 export class ErasureExportRequest extends NamespacedRequest {
   /** One person's turns in the caller's namespaces; without it, every turn of the namespace. */
   @Optional() @IdField() user_id?: string;

@@ -1,14 +1,15 @@
 // @Type (nested validation) reads design-time metadata.
 import 'reflect-metadata';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
-import { NamespacedRequest, IdField, IsoTime, Optional } from '../common.dto';
+import { NamespacedRequest, IdField, IsoTime, NAMESPACE_PATTERN, Optional } from '../common.dto';
 import { Limits } from '../limits';
 import { TurnRoles, type TurnRole } from '../conversations/conversation.dto';
 
 // The memory plane: durable facts, apart from the transcript. A recorded turn never becomes a
 // memory on its own; facts come only from memory.set and memory.set_from_messages.
 
+/** Stores one fact (never a text that reads as high). */
 export class SetMemoryRequest extends NamespacedRequest {
   @IsString() @MinLength(1) @MaxLength(8_192) text!: string;
   @Optional() @IdField() user_id?: string;
@@ -27,6 +28,7 @@ export class MessageInput {
   @IsString() @MaxLength(Limits.maxContentBytes) content!: string;
 }
 
+/** Turns a conversation's messages into facts (kept as evidence); with `defer`, in the background. */
 export class SetFromMessagesRequest extends NamespacedRequest {
   @IsArray() @ArrayMinSize(1) @ArrayMaxSize(4_000) @ValidateNested({ each: true }) @Type(() => MessageInput) messages!: MessageInput[];
   @Optional() @IdField() user_id?: string;
@@ -52,6 +54,7 @@ export interface SetFromMessagesResponse {
   facts?: number;
 }
 
+/** Where a deferred extraction stands: pending, done or failed. */
 export class ExtractionStatusRequest extends NamespacedRequest {
   @IdField() extraction_id!: string;
 
@@ -73,6 +76,7 @@ export interface ExtractionStatusResponse {
   updated_at: string;
 }
 
+/** Searches facts by meaning. */
 export class SearchMemoryRequest extends NamespacedRequest {
   @IsString() @MinLength(1) @MaxLength(Limits.maxQueryChars) query!: string;
   @Optional() @IdField() user_id?: string;
@@ -92,6 +96,7 @@ export interface SearchMemoryResponse {
   hits: MemoryHit[];
 }
 
+/** The evidence kept from conversations, by time and query. */
 export class RecallRequest extends NamespacedRequest {
   /** Words to find (lexical, BM25); without it, the newest evidence in the window. */
   @Optional() @IsString() @MaxLength(Limits.maxQueryChars) query?: string;
@@ -114,4 +119,16 @@ export interface RecallHit {
 }
 export interface RecallResponse {
   hits: RecallHit[];
+}
+
+/**
+ * `loom.memory.extraction-requested.v1` (durable work): a deferred extraction a gateway stored,
+ * for the brief condenser to run. The stored row (`memory_extractions`) is the record; this is
+ * the delivery.
+ */
+export class MemoryExtractionRequestedEvent {
+  @IsString() @Matches(NAMESPACE_PATTERN, { message: 'namespace is a namespace name' }) namespace!: string;
+  @IdField() extraction_id!: string;
+
+  static readonly example: MemoryExtractionRequestedEvent = Object.assign(new MemoryExtractionRequestedEvent(), { namespace: 'acme', extraction_id: 'ext_1' });
 }

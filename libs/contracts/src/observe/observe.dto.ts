@@ -22,6 +22,7 @@ export class ObservationInput {
   @Optional() @IsoTime() ts?: string;
 }
 
+/** Records a session's tool observations (a command, a file read, an error); ones that read as high are skipped. */
 export class ObserveRecordRequest extends AgentScopedRequest {
   @IdField() session_id!: string;
   @IsArray()
@@ -46,6 +47,7 @@ export interface ObserveRecordResponse {
   skipped_high: number;
 }
 
+/** A session's observations, newest first. */
 export class ObserveListRequest extends AgentScopedRequest {
   @Optional() @IdField() session_id?: string;
   @Optional() @IdField() user_id?: string;
@@ -75,6 +77,7 @@ export interface ObserveListResponse {
   observations: ObservationView[];
 }
 
+/** Turns a session's observations into facts. */
 export class ObserveCrystallizeRequest extends AgentScopedRequest {
   @IdField() session_id!: string;
   @Optional() @IdField() user_id?: string;

@@ -13,6 +13,7 @@ export const CompletedRunStatuses = ['succeeded', 'failed', 'abandoned', 'ended'
 export const RunSources = ['api', 'mcp', 'capture'] as const;
 export type RunSource = (typeof RunSources)[number];
 
+/** Begins a run: a piece of work with a goal, which turns, memories and usage can be linked to. */
 export class RunBeginRequest extends AgentScopedRequest {
   @IsString() @MinLength(1) @MaxLength(4_000) goal!: string;
   /** The client's own id for the run; generated when absent. */
@@ -21,6 +22,7 @@ export class RunBeginRequest extends AgentScopedRequest {
   static readonly example: RunBeginRequest = Object.assign(new RunBeginRequest(), { goal: 'Move invoices to the new ledger' });
 }
 
+/** Completes a run with its status and outcome. */
 export class RunCompleteRequest extends AgentScopedRequest {
   @IdField() run_id!: string;
   @IsIn(CompletedRunStatuses, { message: `status must be one of ${CompletedRunStatuses.join(', ')}` }) status!: (typeof CompletedRunStatuses)[number];
@@ -33,6 +35,7 @@ export class RunCompleteRequest extends AgentScopedRequest {
   static readonly example: RunCompleteRequest = Object.assign(new RunCompleteRequest(), { run_id: 'run_1', status: 'succeeded', outcome: 'Export job moved', wrote: ['apps/billing/export.ts'] });
 }
 
+/** Reads a run, with its model cost. */
 export class RunGetRequest extends AgentScopedRequest {
   @IdField() run_id!: string;
 
@@ -83,6 +86,7 @@ export class UsageReport {
   @Optional() @IsInt() @Min(0) @Max(MAX_TOKENS) cache_read_tokens?: number;
 }
 
+/** Reports the model calls made for a run (each counted once by `usage_id`); they give the run its cost. */
 export class RunReportUsageRequest extends AgentScopedRequest {
   @IdField() run_id!: string;
   @IsArray()
@@ -109,6 +113,7 @@ export interface RunReportUsageResponse {
   model_cost: RunModelCost;
 }
 
+/** The runs of an agent (`*`: all), newest first, with the page's model cost. */
 export class RunListRequest extends AgentScopedRequest {
   @Optional() @IsIn(RunStatuses, { message: `status must be one of ${RunStatuses.join(', ')}` }) status?: RunStatus;
   /** Only runs begun at or after this instant (ISO 8601). */

@@ -6,15 +6,19 @@ import { type SearchMode } from '../conversations/conversation.dto';
  * `session_brief_model_calls` is the org's switch for the model calls that revise session briefs:
  * 1 (on, the default) or 0 (off). A save reads it before each window.
  * `conversation_search_default_mode` is the `search_mode` of a conversation.search that names none.
+ * `tracker_duplicate_threshold` is the score (0..1) from which tracker.duplicate_check calls an
+ * older issue a duplicate.
  */
 export const LiveSettingKeys = [
   'conversation_search_excerpt_chars',
   'conversation_search_min_similarity',
   'session_brief_model_calls',
   'conversation_search_default_mode',
+  'tracker_duplicate_threshold',
 ] as const;
 export type LiveSettingKey = (typeof LiveSettingKeys)[number];
 
+/** Changes one live setting, for every namespace, without a restart. */
 export class SetSettingRequest {
   @IsIn(LiveSettingKeys, { message: `key must be one of ${LiveSettingKeys.join(', ')}` }) key!: LiveSettingKey;
   /** A number, or for `conversation_search_default_mode` a mode's name; the range is checked per key. */
@@ -25,6 +29,7 @@ export class SetSettingRequest {
     value: 120,
   });
 }
+/** The live settings. */
 export class GetSettingsRequest {
   static readonly example: GetSettingsRequest = new GetSettingsRequest();
 }
@@ -33,4 +38,5 @@ export interface SettingsResponse {
   conversation_search_min_similarity: number;
   session_brief_model_calls: number;
   conversation_search_default_mode: SearchMode;
+  tracker_duplicate_threshold: number;
 }

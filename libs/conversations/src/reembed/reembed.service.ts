@@ -2,7 +2,7 @@ import type { Storage } from '@loom/clickhouse';
 import { LoomError } from '@loom/contracts';
 import { nextVersion } from '@loom/platform';
 import { readsAsHigh } from '@loom/sensitivity';
-import type { EmbeddingClient } from '../embedding/embedding.client';
+import { EMBED_DEFERRED, type EmbeddingClient } from '../embedding/embedding.client';
 import { embeddingColumns } from '../embedding/embedding-columns';
 import type { ThreadFence } from '../fencing/thread-fence';
 import { embeddingKey, type EmbeddingRow } from '../rows';
@@ -84,13 +84,43 @@ export class ReembedService {
     return progress;
   }
 
+  /**
+   * Embeds the turns whose embed was deferred because NATS was down when they were appended
+   * (their rows say EMBED_DEFERRED), oldest first, at most `limit`. Answers how many it found
+   * and how many got a vector; while the embedder still cannot be reached it writes nothing.
+   */
+  async embedDeferred(options: { limit?: number; batchSize?: number } = {}): Promise<{ found: number; written: number }> {
+    const table = this.storage.tables.conversationEmbeddings;
+    const batchSize = options.batchSize ?? 256;
+    let left = options.limit ?? 10_000;
+    let written = 0;
+    let found = 0;
+    while (left > 0) {
+      const rows = await this.storage.query<StoredEmbeddingRow>(
+        `SELECT * FROM ${table} FINAL WHERE deleted = 0 AND startsWith(embed_error, {deferred:String}) ORDER BY version LIMIT {batch:UInt32}`,
+        { deferred: EMBED_DEFERRED, batch: Math.min(batchSize, left) },
+      );
+      if (rows.length === 0) break;
+      found += rows.length;
+      const probe = await this.embedder.embed(['loom deferred embeds: is the embedder back']);
+      if (!probe.ok) break;
+      const done = await this.reembedBatch(rows, probe.model, { keepFailures: true });
+      written += done;
+      left -= rows.length;
+      if (rows.length < batchSize) break;
+    }
+    return { found, written };
+  }
+
   /** Embeds one page and writes the rows still as they were read; returns how many were written. */
-  private async reembedBatch(rows: StoredEmbeddingRow[], model: string): Promise<number> {
+  private async reembedBatch(rows: StoredEmbeddingRow[], model: string, options: { keepFailures?: boolean } = {}): Promise<number> {
     // Defence in depth: an embedding row never holds high text, but one from an earlier build might.
     const sendable = rows.filter((r) => !readsAsHigh(r.text));
     if (sendable.length === 0) return 0;
     const tokens = sendable.map((r) => this.fence.mark(r.namespace, r.thread_id));
     const embedded = await this.embedder.embed(sendable.map((r) => r.text));
+    // Deferred turns that still cannot be embedded stay deferred: the next sweep tries again.
+    if (!embedded.ok && options.keepFailures) return 0;
     if (!embedded.ok) {
       throw new LoomError('unavailable', `the embedder failed mid-run (${embedded.message}); rows done so far keep their new vectors, run again to finish`);
     }

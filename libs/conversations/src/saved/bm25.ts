@@ -1,10 +1,11 @@
 import { queryTerms, tokenMatches } from '../lexical/tokenizer';
 
 /**
- * BM25 over one user's saved messages, computed per query: the corpus is that user's messages
- * only, so another user's saves never move this user's scores (SAVE-SEARCH-10). The whole text
- * is indexed, unlike the vector leg's first 2,048 characters. Terms come from the tokenizer
- * conversation search indexes with, so both find an identifier the same way.
+ * BM25 in this process over a corpus given in full, computed per query (memory search uses it;
+ * saved-message and conversation search rank in the engine, see saved-statements.ts and
+ * bm25-statement.ts). Scores depend only on the corpus given. Terms come from the tokenizer
+ * the engine-side indexes are written with, so all find an identifier the same way. The
+ * excerpt and fusion helpers below are shared by every search.
  */
 
 const K1 = 1.2;

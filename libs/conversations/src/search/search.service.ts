@@ -4,7 +4,9 @@ import { ALL_AGENTS, Defaults, type SearchHit, type SearchMode, type SearchTurns
 import { readsAsHigh } from '@loom/sensitivity';
 import type { EmbeddingClient } from '../embedding/embedding.client';
 import { usableQueryVector } from '../embedding/embedding-columns';
-import { bm25Statement } from '../lexical/bm25-statement';
+import { bm25ScoringStatement } from '../lexical/bm25-scoring-statement';
+import { Bm25Statistics, type Bm25Parameters } from '../lexical/bm25-statistics';
+import { retentionCondition } from '../lexical/retention-condition';
 import { firstMatch, queryTerms } from '../lexical/tokenizer';
 import { centredExcerpt, reciprocalRankFusion } from '../saved/bm25';
 import type { LiveSettingsService } from '../settings/live-settings.service';
@@ -17,8 +19,19 @@ type HitRow = Omit<CandidateRow, 'deleted' | 'version' | 'score'> & { score?: nu
 /** A BM25 hit: the turn's columns, its score and the query terms it holds (its excerpt comes later). */
 type LexicalRow = Omit<HitRow, 'excerpt'> & { score: number; matched: string[] };
 
+/** How the lexical leg keeps its statistics and honours the retention TTL. */
+export interface LexicalSearchOptions {
+  /** At most how long BM25 statistics read for a namespace serve its searches while unchanged (ms); 0 reads them every time. */
+  statsMaxAgeMs: number;
+  /** LOOM_RETENTION_CONVERSATIONS_DAYS (0: keep forever): an expired turn is not found by its words. */
+  retentionDays: number;
+}
+
 /** Which namespaces a search covers: a list, or every namespace (an every-namespace token). */
 export type NamespaceSet = { all: true } | { all: false; namespaces: string[] };
+
+/** How long unchanged BM25 statistics serve by default: the retention TTL expires turns without a write. */
+export const DEFAULT_STATS_MAX_AGE_MS = 60_000;
 
 /** BM25's usual constants (as in saved-message search). */
 const K1 = 1.2;
@@ -44,11 +57,19 @@ const hitKey = (row: { namespace: string; thread_id: string; msg_id: string }): 
  * by their flag. A query that reads as high never reaches the embedder.
  */
 export class SearchService {
+  /** Per-namespace BM25 statistics, reused while the namespace's postings are unchanged. */
+  private readonly statistics: Bm25Statistics;
+  private readonly retentionDays: number;
+
   constructor(
     private readonly storage: Storage,
     private readonly embedder: EmbeddingClient,
     private readonly settings: LiveSettingsService,
-  ) {}
+    lexical: LexicalSearchOptions = { statsMaxAgeMs: DEFAULT_STATS_MAX_AGE_MS, retentionDays: 0 },
+  ) {
+    this.retentionDays = lexical.retentionDays;
+    this.statistics = new Bm25Statistics(storage, { maxAgeMs: lexical.statsMaxAgeMs, retentionDays: lexical.retentionDays });
+  }
 
   async search(scope: NamespaceSet, agent: string, input: SearchTurnsRequest): Promise<SearchTurnsResponse> {
     const settings = await this.settings.all();
@@ -118,16 +139,27 @@ export class SearchService {
     return { hits: rows.map(toHit), mode: 'substring' };
   }
 
-  /** BM25 in the engine over every namespace in scope, with the vector leg's filters. */
+  /**
+   * BM25 in the engine over every namespace in scope, with the vector leg's filters, scored with
+   * the namespaces' statistics (`Bm25Statistics`): cached ones are checked beside the scoring,
+   * and when a write made them out of date, they are read again and the scoring re-runs.
+   */
   private async lexicalSearch(scope: NamespaceSet, agent: string, input: SearchTurnsRequest, terms: string[], limit: number): Promise<LexicalRow[]> {
-    const params: Record<string, unknown> = { terms, limit, k1: K1, b: B };
-    const scopeConditions: string[] = [];
+    const { parameters, current } = await this.statistics.lookup(scope, terms);
+    const [rows, fresh] = await Promise.all([this.scoreLexical(scope, agent, input, terms, limit, parameters), current]);
+    if (fresh) return rows;
+    return this.scoreLexical(scope, agent, input, terms, limit, await this.statistics.refresh(scope, terms));
+  }
+
+  private async scoreLexical(scope: NamespaceSet, agent: string, input: SearchTurnsRequest, terms: string[], limit: number, stats: Bm25Parameters): Promise<LexicalRow[]> {
+    const params: Record<string, unknown> = { terms, limit, k1: K1, b: B, stat_ns: stats.namespaces, avgdl: stats.avgLengths, idf: stats.idf };
+    const scopeConditions = retentionCondition(this.retentionDays, params);
     if (!scope.all) {
-      scopeConditions.push('namespace IN {namespaces:Array(String)}');
+      scopeConditions.unshift('namespace IN {namespaces:Array(String)}');
       params['namespaces'] = scope.namespaces;
     }
     const filters = this.filters({ all: true }, agent, input, params, { live: false });
-    const rows = await this.storage.query<LexicalRow>(bm25Statement(this.storage.tables.conversationTerms, scopeConditions, filters), params);
+    const rows = await this.storage.query<LexicalRow>(bm25ScoringStatement(this.storage.tables.conversationTerms, scopeConditions, filters), params);
     return rows.map((r) => ({ ...r, score: Number(r.score) }));
   }
 

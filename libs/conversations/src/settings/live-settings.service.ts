@@ -12,6 +12,7 @@ const RANGES: Record<NumericKey, { min: number; max: number; integer: boolean }>
   // A cosine floor: below 0 it would keep hits that point away from the query, which is no floor.
   conversation_search_min_similarity: { min: 0, max: 1, integer: false },
   session_brief_model_calls: { min: 0, max: 1, integer: true },
+  tracker_duplicate_threshold: { min: 0, max: 1, integer: false },
 };
 
 /** Settings whose value is one of a list of names rather than a number. */

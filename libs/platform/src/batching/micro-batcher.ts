@@ -41,6 +41,16 @@ export class MicroBatcher<I, O> {
     return this.queue.length + this.inFlight;
   }
 
+  /** Items waiting for a run slot (not yet handed to `run`). */
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  /** Runs in progress now (at most `maxConcurrent`). */
+  get running(): number {
+    return this.inFlight;
+  }
+
   private schedule(): void {
     if (this.inFlight >= this.options.maxConcurrent) return;
     if (this.queue.length >= this.options.maxItems) {

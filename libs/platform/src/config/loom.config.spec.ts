@@ -74,7 +74,7 @@ describe('loadConfig', () => {
       mode: 'otlp',
       otlp: { url: 'http://collector:4318/v1/traces', headers: { Authorization: 'Basic cGs6c2s=', 'x-scope': 'a,b' }, flushMs: 2000 },
     });
-    expect(() => loadConfig({ LOOM_TRACES: 'otlp' })).toThrow(/LOOM_TRACES_OTLP_URL is required when LOOM_TRACES=otlp/);
+    expect(() => loadConfig({ LOOM_TRACES: 'otlp' })).toThrow(/LOOM_TRACES_OTLP_URL \(or OTEL_EXPORTER_OTLP_ENDPOINT\) is required when LOOM_TRACES=otlp/);
     const bad = (() => {
       try {
         loadConfig({ LOOM_TRACES_OTLP_URL: 'http://c/v1/traces', LOOM_TRACES_OTLP_HEADERS: 'secretvalue-no-name' });
@@ -87,6 +87,40 @@ describe('loadConfig', () => {
     expect(bad).not.toContain('secretvalue');
   });
 
+  it('TRACE-01, TRACE-03 [issue 11: OTEL_* variables]: the standard OpenTelemetry variables configure the export; LOOM_TRACES_* wins; nothing is sent with neither', () => {
+    expect(loadConfig({ OTEL_SERVICE_NAME: 'x' }).traces).toEqual({ mode: 'none', serviceName: 'x' });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/', OTEL_EXPORTER_OTLP_HEADERS: 'Authorization=Basic%20cGs6c2s=,x-a=1', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod,k8s.pod.name=gw-1' }).traces).toEqual({
+      mode: 'otlp',
+      otlp: { url: 'http://collector:4318/v1/traces', headers: { Authorization: 'Basic cGs6c2s=', 'x-a': '1' }, flushMs: 2000 },
+      resourceAttributes: { 'deployment.environment': 'prod', 'k8s.pod.name': 'gw-1' },
+    });
+    // The traces endpoint is used as given, and beats the base endpoint; LOOM_TRACES_OTLP_URL beats both.
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://b:4318/custom' }).traces.otlp?.url).toBe('http://b:4318/custom');
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', LOOM_TRACES_OTLP_URL: 'http://loom:4318/v1/traces' }).traces.otlp?.url).toBe('http://loom:4318/v1/traces');
+    // LOOM_TRACES_OTLP_HEADERS wins per header name.
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'a=otel,b=otel', LOOM_TRACES_OTLP_HEADERS: 'a=loom', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }).traces.otlp?.headers).toEqual({ a: 'loom', b: 'otel' });
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).traces.otlp?.url).toBe('http://localhost:4318/v1/traces');
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }).traces.mode).toBe('none');
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'console' }).traces.mode).toBe('console');
+    expect(loadConfig({ LOOM_TRACES: 'none', OTEL_TRACES_EXPORTER: 'otlp' }).traces.mode).toBe('none');
+    expect(loadConfig({ OTEL_SDK_DISABLED: 'true', LOOM_TRACES_OTLP_URL: 'http://c/v1/traces' }).traces.mode).toBe('none');
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_BSP_SCHEDULE_DELAY: '250' }).traces.otlp?.flushMs).toBe(250);
+    expect(loadConfig({ LOOM_TRACES: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }).traces.otlp?.url).toBe('http://c:4318/v1/traces');
+    const problems = (() => {
+      try {
+        loadConfig({ OTEL_TRACES_EXPORTER: 'jaeger', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url', OTEL_EXPORTER_OTLP_HEADERS: 'secretvalue-no-name' });
+        return '';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    for (const problem of ['OTEL_TRACES_EXPORTER must be otlp, console or none', 'OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json', 'OTEL_EXPORTER_OTLP_ENDPOINT must be a URL']) {
+      expect(problems).toContain(problem);
+    }
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_HEADERS: 'secretvalue-no-name' })).toThrow(/OTEL_EXPORTER_OTLP_HEADERS entry 1 must be name=value \(value not shown\)/);
+    expect(problems).not.toContain('secretvalue');
+  });
+
   it('SETTINGS-05: retention and warm tiering of transcripts are opt-in: both default to 0 (keep forever, never move)', () => {
     expect(loadConfig({}).retention).toEqual({ days: 0, warmDays: 0 });
     expect(loadConfig({ LOOM_RETENTION_CONVERSATIONS_DAYS: '90', LOOM_TIERING_CONVERSATIONS_WARM_DAYS: '30' }).retention).toEqual({ days: 90, warmDays: 30 });
@@ -97,6 +131,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ LOOM_SESSION_BRIEF_EXTRACTION_POLICY: 'model-only' }).briefs.extractionPolicy).toBe('model-only');
     expect(() => loadConfig({ LOOM_SESSION_BRIEF_EXTRACTION_POLICY: 'strict' })).toThrow(/LOOM_SESSION_BRIEF_EXTRACTION_POLICY must be one of builder, model-only/);
     expect(loadConfig({ LOOM_SESSION_BRIEF_LLM: 'false' }).briefs.llm).toBe(false);
+  });
+
+  it('SETTINGS-09, TRACKER-01: the tracker plane is off (no org) by default; LOOM_TRACKER_ORG, the threshold, scan limit and timeout are read and checked', () => {
+    expect(loadConfig({}).tracker).toEqual({ org: undefined, duplicateThreshold: undefined, scanLimit: 20_000, queryTimeoutMs: 15_000 });
+    expect(loadConfig({ LOOM_TRACKER_ORG: 'acme', LOOM_TRACKER_DUPLICATE_THRESHOLD: '0.7' }).tracker).toMatchObject({ org: 'acme', duplicateThreshold: 0.7 });
+    expect(() => loadConfig({ LOOM_TRACKER_DUPLICATE_THRESHOLD: '2' })).toThrow(/LOOM_TRACKER_DUPLICATE_THRESHOLD must be a number from 0 to 1/);
   });
 
   it('the README configuration table names every LOOM_* variable', () => {

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { OtelVariables, withOtelVariables } from './otel.config';
 
 export type EmbeddingProviderName = 'hashed' | 'openai' | 'use';
 export type LlmProviderName = 'fake' | 'openai';
@@ -16,6 +17,10 @@ export interface ModelPrice {
 export interface TracesConfig {
   mode: 'none' | 'console' | 'memory' | 'otlp';
   otlp?: { url: string; headers: Record<string, string>; flushMs: number } | undefined;
+  /** OTEL_SERVICE_NAME: replaces the process's own service.name. */
+  serviceName?: string;
+  /** OTEL_RESOURCE_ATTRIBUTES. */
+  resourceAttributes?: Record<string, string>;
 }
 
 /** Every LOOM_* variable, parsed once at boot. `process.env` is read nowhere else. */
@@ -61,6 +66,8 @@ export interface LoomConfig {
   compaction: { runsIn: 'gateway' | 'service'; metricsPort: number };
   /** The code-history plane: off until LOOM_CODE_INGEST_ENABLED=true (PRHIST-04). */
   code: { ingestEnabled: boolean };
+  /** Where session.brief_save and deferred memory extractions run: the gateway, or the brief condenser. */
+  briefCondenser: { runsIn: 'gateway' | 'service'; metricsPort: number };
   /** Prices added to (or replacing) Loom's list, by model name or name prefix. */
   modelPrices: Record<string, ModelPrice>;
   briefs: {
@@ -77,6 +84,8 @@ export interface LoomConfig {
   logLevel: string;
   traces: TracesConfig;
   append: { batchLingerMs: number; batchMaxRows: number };
+  /** The tracker plane: off until `org` is set and a source is registered. */
+  tracker: { org: string | undefined; duplicateThreshold: number | undefined; scanLimit: number; queryTimeoutMs: number };
 }
 
 /** The variables (name, meaning, default) — the README's table is generated from this list. */
@@ -146,6 +155,13 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
     meaning: 'gateway | service: where conversation.compact runs. service: the gateways send it to the compactor (apps/compactor, split topology) over NATS and answer what it answers',
   },
   { name: 'LOOM_COMPACTOR_METRICS_PORT', default: '9467', meaning: 'a standalone compactor (split topology) serves /metrics and /healthz here (0 turns it off)' },
+  {
+    name: 'LOOM_BRIEFS_RUNS_IN',
+    default: 'gateway',
+    meaning:
+      'gateway | service: where session.brief_save (model windows and the model-free builder) and deferred memory extractions run. service: the gateways send brief saves to the brief condenser (apps/brief-condenser, split topology) over NATS and answer what it answers, and hand deferred extractions to it as durable JetStream work',
+  },
+  { name: 'LOOM_BRIEF_CONDENSER_METRICS_PORT', default: '9468', meaning: 'a standalone brief condenser (split topology) serves /healthz, /readyz and /metrics here (0 turns it off)' },
   { name: 'LOOM_ERASURE_METRICS_PORT', default: '9466', meaning: 'a standalone erasure service (split topology) serves /metrics and /healthz here (0 turns it off)' },
   {
     name: 'LOOM_MODEL_PRICES',
@@ -155,6 +171,10 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   { name: 'LOOM_BOOTSTRAP_ADMIN_TOKEN', default: '(unset)', meaning: 'this value becomes an admin token for every namespace at start (automation)' },
   { name: 'LOOM_APPEND_BATCH_LINGER_MS', default: '0', meaning: 'extra wait for company before a transcript insert; 0 is pure group commit (idle: at once; busy: the next batch forms while one is written)' },
   { name: 'LOOM_APPEND_BATCH_MAX_ROWS', default: '500', meaning: 'most turns in one insert' },
+  { name: 'LOOM_TRACKER_ORG', default: '(unset: the tracker plane is off)', meaning: "the organisation whose tracker Loom reads; with a source registered (tracker.source_register) the tracker ops turn on" },
+  { name: 'LOOM_TRACKER_DUPLICATE_THRESHOLD', default: '0.5', meaning: 'score (0..1) from which tracker.duplicate_check calls an older issue a duplicate (live: settings.set tracker_duplicate_threshold overrides it)' },
+  { name: 'LOOM_TRACKER_SCAN_LIMIT', default: '20000', meaning: 'newest issues of the source one duplicate check reads and ranks' },
+  { name: 'LOOM_TRACKER_QUERY_TIMEOUT_MS', default: '15000', meaning: "how long a read of the team's ClickHouse may take before the op answers 503" },
   { name: 'LOOM_LOG_LEVEL', default: 'info', meaning: 'trace | debug | info | warn | error | fatal | silent' },
   {
     name: 'LOOM_TRACES',
@@ -168,6 +188,7 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   },
   { name: 'LOOM_TRACES_OTLP_HEADERS', default: '(unset)', meaning: 'headers for that endpoint as name=value pairs separated by commas, e.g. Authorization=Basic <base64 of public:secret key> for Langfuse (never logged)' },
   { name: 'LOOM_TRACES_OTLP_FLUSH_MS', default: '2000', meaning: 'how long finished spans wait to be sent together' },
+  ...OtelVariables,
 ];
 
 export class ConfigError extends Error {
@@ -179,11 +200,56 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/** A part of the configuration, named as LoomConfig names it. */
+export type ConfigSection = keyof LoomConfig;
+
+/** Every section: what `loom up` and the gateway parse. */
+export const AllConfigSections = [
+  'host',
+  'port',
+  'dataDir',
+  'clickhouse',
+  'natsUrl',
+  'embeddings',
+  'embedder',
+  'embedRequestTimeoutMs',
+  'conversation',
+  'llm',
+  'retention',
+  'mcp',
+  'memoryExtraction',
+  'erasure',
+  'compaction',
+  'briefCondenser',
+  'modelPrices',
+  'briefs',
+  'titler',
+  'bootstrapAdminToken',
+  'logLevel',
+  'traces',
+  'append',
+  'tracker',
+  'code',
+] as const satisfies readonly ConfigSection[];
+
 /**
  * Parses the environment, failing with the list of every bad variable. Secret values are never
  * echoed in the messages.
  */
 export function loadConfig(env: Env = process.env): LoomConfig {
+  return loadConfigSections(AllConfigSections, env);
+}
+
+/**
+ * Parses only the variables of the given sections, and fails with the list of every bad one
+ * among them: a service is never stopped by a variable it does not read.
+ */
+export function loadConfigSections<K extends ConfigSection>(
+  wanted: readonly K[],
+  env: Env = process.env,
+  /** Variables this process cannot run without, each with the reason, listed with the other problems. */
+  required: Record<string, string> = {},
+): Pick<LoomConfig, K> {
   const problems: string[] = [];
   const str = (name: string): string | undefined => {
     const value = env[name]?.trim();
@@ -238,98 +304,81 @@ export function loadConfig(env: Env = process.env): LoomConfig {
     return raw as T;
   };
 
-  const database = str('LOOM_CLICKHOUSE_DATABASE') ?? 'loom';
-  if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(database)) {
-    problems.push(`LOOM_CLICKHOUSE_DATABASE must be a plain identifier (letters, digits, _) (got "${database}")`);
-  }
-  const baseUrl = url('LOOM_EMBEDDINGS_BASE_URL');
-  const provider = oneOf<EmbeddingProviderName>('LOOM_EMBEDDINGS_PROVIDER', ['hashed', 'openai', 'use'], baseUrl ? 'openai' : 'hashed');
-  const model = str('LOOM_EMBEDDINGS_MODEL');
-  if (provider === 'openai' && !baseUrl) problems.push('LOOM_EMBEDDINGS_BASE_URL is required when LOOM_EMBEDDINGS_PROVIDER=openai');
-  if (provider === 'openai' && !model) problems.push('LOOM_EMBEDDINGS_MODEL is required when LOOM_EMBEDDINGS_PROVIDER=openai');
-  const dimsRaw = str('LOOM_EMBEDDINGS_DIMS');
-  const dims = dimsRaw === undefined ? undefined : int('LOOM_EMBEDDINGS_DIMS', 384, 8, 8192);
-  const llmBaseUrl = url('LOOM_LLM_BASE_URL');
-  const llmProvider = oneOf<LlmProviderName>('LOOM_LLM_PROVIDER', ['fake', 'openai'], llmBaseUrl ? 'openai' : 'fake');
-  const llmModel = str('LOOM_LLM_MODEL');
-  if (llmProvider === 'openai' && !llmBaseUrl) problems.push('LOOM_LLM_BASE_URL is required when LOOM_LLM_PROVIDER=openai');
-  if (llmProvider === 'openai' && !llmModel) problems.push('LOOM_LLM_MODEL is required when LOOM_LLM_PROVIDER=openai');
-  const bootstrap = str('LOOM_BOOTSTRAP_ADMIN_TOKEN');
-  if (bootstrap !== undefined && bootstrap.length < 16) {
-    problems.push('LOOM_BOOTSTRAP_ADMIN_TOKEN must be at least 16 characters (value not shown)');
-  }
-
-  const tracesConfig = (): TracesConfig => {
-    const otlpUrl = url('LOOM_TRACES_OTLP_URL');
-    const mode = oneOf<TracesConfig['mode']>('LOOM_TRACES', ['none', 'console', 'memory', 'otlp'], otlpUrl ? 'otlp' : 'none');
-    if (mode === 'otlp' && !otlpUrl) problems.push('LOOM_TRACES_OTLP_URL is required when LOOM_TRACES=otlp');
-    const headers = otlpHeaders(str('LOOM_TRACES_OTLP_HEADERS'), problems);
-    const flushMs = int('LOOM_TRACES_OTLP_FLUSH_MS', 2_000, 10, 60_000);
-    return { mode, ...(mode === 'otlp' && otlpUrl ? { otlp: { url: otlpUrl, headers, flushMs } } : {}) };
-  };
-
-  const config: LoomConfig = {
-    host: str('LOOM_HOST') ?? '127.0.0.1',
-    port: int('LOOM_PORT', 7777, 0, 65535),
-    dataDir: resolve(str('LOOM_DATA_DIR') ?? './.loom'),
-    clickhouse: {
-      url: url('LOOM_CLICKHOUSE_URL'),
-      username: str('LOOM_CLICKHOUSE_USER'),
-      password: env['LOOM_CLICKHOUSE_PASSWORD'],
-      database,
-      cluster: str('LOOM_CLICKHOUSE_CLUSTER'),
+  const sections: { [S in ConfigSection]: () => LoomConfig[S] } = {
+    host: () => str('LOOM_HOST') ?? '127.0.0.1',
+    port: () => int('LOOM_PORT', 7777, 0, 65535),
+    dataDir: () => resolve(str('LOOM_DATA_DIR') ?? './.loom'),
+    clickhouse: () => {
+      const database = str('LOOM_CLICKHOUSE_DATABASE') ?? 'loom';
+      if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(database)) {
+        problems.push(`LOOM_CLICKHOUSE_DATABASE must be a plain identifier (letters, digits, _) (got "${database}")`);
+      }
+      return {
+        url: url('LOOM_CLICKHOUSE_URL'),
+        username: str('LOOM_CLICKHOUSE_USER'),
+        password: env['LOOM_CLICKHOUSE_PASSWORD'],
+        database,
+        cluster: str('LOOM_CLICKHOUSE_CLUSTER'),
+      };
     },
-    natsUrl: url('LOOM_NATS_URL'),
-    embeddings: {
-      provider,
-      baseUrl,
-      model,
-      apiKey: str('LOOM_EMBEDDINGS_API_KEY'),
-      dims,
-      timeoutMs: int('LOOM_EMBEDDINGS_TIMEOUT_MS', 10_000, 100, 600_000),
+    natsUrl: () => url('LOOM_NATS_URL'),
+    embeddings: () => {
+      const baseUrl = url('LOOM_EMBEDDINGS_BASE_URL');
+      const provider = oneOf<EmbeddingProviderName>('LOOM_EMBEDDINGS_PROVIDER', ['hashed', 'openai', 'use'], baseUrl ? 'openai' : 'hashed');
+      const model = str('LOOM_EMBEDDINGS_MODEL');
+      if (provider === 'openai' && !baseUrl) problems.push('LOOM_EMBEDDINGS_BASE_URL is required when LOOM_EMBEDDINGS_PROVIDER=openai');
+      if (provider === 'openai' && !model) problems.push('LOOM_EMBEDDINGS_MODEL is required when LOOM_EMBEDDINGS_PROVIDER=openai');
+      const dimsRaw = str('LOOM_EMBEDDINGS_DIMS');
+      const dims = dimsRaw === undefined ? undefined : int('LOOM_EMBEDDINGS_DIMS', 384, 8, 8192);
+      return { provider, baseUrl, model, apiKey: str('LOOM_EMBEDDINGS_API_KEY'), dims, timeoutMs: int('LOOM_EMBEDDINGS_TIMEOUT_MS', 10_000, 100, 600_000) };
     },
-    embedder: {
+    embedder: () => ({
       maxBatch: int('LOOM_EMBEDDER_MAX_BATCH', 64, 1, 2048),
       lingerMs: int('LOOM_EMBEDDER_LINGER_MS', 0, 0, 1000),
       concurrency: int('LOOM_EMBEDDER_CONCURRENCY', 4, 1, 256),
       metricsPort: int('LOOM_EMBEDDER_METRICS_PORT', 9464, 0, 65535),
-    },
-    embedRequestTimeoutMs: int('LOOM_EMBED_REQUEST_TIMEOUT_MS', 15_000, 50, 600_000),
-    conversation: {
+    }),
+    embedRequestTimeoutMs: () => int('LOOM_EMBED_REQUEST_TIMEOUT_MS', 15_000, 50, 600_000),
+    conversation: () => ({
       searchMinSimilarity: num('LOOM_CONVERSATION_SEARCH_MIN_SIMILARITY', 0.3, 0, 1),
       searchExcerptChars: int('LOOM_CONVERSATION_SEARCH_EXCERPT_CHARS', 240, 0, 100_000),
+    }),
+    llm: () => {
+      const llmBaseUrl = url('LOOM_LLM_BASE_URL');
+      const llmProvider = oneOf<LlmProviderName>('LOOM_LLM_PROVIDER', ['fake', 'openai'], llmBaseUrl ? 'openai' : 'fake');
+      const llmModel = str('LOOM_LLM_MODEL');
+      if (llmProvider === 'openai' && !llmBaseUrl) problems.push('LOOM_LLM_BASE_URL is required when LOOM_LLM_PROVIDER=openai');
+      if (llmProvider === 'openai' && !llmModel) problems.push('LOOM_LLM_MODEL is required when LOOM_LLM_PROVIDER=openai');
+      return { provider: llmProvider, baseUrl: llmBaseUrl, model: llmModel, apiKey: str('LOOM_LLM_API_KEY'), timeoutMs: int('LOOM_LLM_TIMEOUT_MS', 30_000, 100, 600_000) };
     },
-    llm: {
-      provider: llmProvider,
-      baseUrl: llmBaseUrl,
-      model: llmModel,
-      apiKey: str('LOOM_LLM_API_KEY'),
-      timeoutMs: int('LOOM_LLM_TIMEOUT_MS', 30_000, 100, 600_000),
-    },
-    mcp: { sessionRunIdleSeconds: int('LOOM_MCP_SESSION_RUN_IDLE_SECONDS', 1_800, 1, 604_800) },
-    memoryExtraction: {
+    mcp: () => ({ sessionRunIdleSeconds: int('LOOM_MCP_SESSION_RUN_IDLE_SECONDS', 1_800, 1, 604_800) }),
+    memoryExtraction: () => ({
       attempts: int('LOOM_MEMORY_EXTRACTION_ATTEMPTS', 5, 1, 100),
       retryMs: int('LOOM_MEMORY_EXTRACTION_RETRY_MS', 30_000, 10, 86_400_000),
       pollMs: int('LOOM_MEMORY_EXTRACTION_POLL_MS', 15_000, 50, 3_600_000),
-    },
-    erasure: {
+    }),
+    erasure: () => ({
       attempts: int('LOOM_ERASURE_ATTEMPTS', 5, 1, 100),
       retryMs: int('LOOM_ERASURE_RETRY_MS', 30_000, 10, 86_400_000),
       pollMs: int('LOOM_ERASURE_POLL_MS', 15_000, 50, 3_600_000),
       runsIn: oneOf('LOOM_ERASURE_RUNS_IN', ['gateway', 'service'], 'gateway'),
       metricsPort: int('LOOM_ERASURE_METRICS_PORT', 9466, 0, 65_535),
-    },
-    compaction: {
+    }),
+    compaction: () => ({
       runsIn: oneOf('LOOM_COMPACTION_RUNS_IN', ['gateway', 'service'], 'gateway'),
       metricsPort: int('LOOM_COMPACTOR_METRICS_PORT', 9467, 0, 65_535),
-    },
-    code: { ingestEnabled: bool('LOOM_CODE_INGEST_ENABLED', false) },
-    modelPrices: modelPrices(str('LOOM_MODEL_PRICES'), problems),
-    retention: {
+    }),
+    code: () => ({ ingestEnabled: bool('LOOM_CODE_INGEST_ENABLED', false) }),
+    briefCondenser: () => ({
+      runsIn: oneOf('LOOM_BRIEFS_RUNS_IN', ['gateway', 'service'], 'gateway'),
+      metricsPort: int('LOOM_BRIEF_CONDENSER_METRICS_PORT', 9468, 0, 65_535),
+    }),
+    modelPrices: () => modelPrices(str('LOOM_MODEL_PRICES'), problems),
+    retention: () => ({
       days: int('LOOM_RETENTION_CONVERSATIONS_DAYS', 0, 0, 36_500),
       warmDays: int('LOOM_TIERING_CONVERSATIONS_WARM_DAYS', 0, 0, 36_500),
-    },
-    briefs: {
+    }),
+    briefs: () => ({
       llm: bool('LOOM_SESSION_BRIEF_LLM', true),
       model: str('LOOM_SESSION_BRIEF_LLM_MODEL'),
       baseUrl: url('LOOM_SESSION_BRIEF_LLM_BASE_URL'),
@@ -337,32 +386,61 @@ export function loadConfig(env: Env = process.env): LoomConfig {
       windowChars: int('LOOM_SESSION_BRIEF_WINDOW_CHARS', 12_000, 500, 1_000_000),
       maxWindows: int('LOOM_SESSION_BRIEF_MAX_WINDOWS', 4, 1, 100),
       extractionPolicy: oneOf('LOOM_SESSION_BRIEF_EXTRACTION_POLICY', ['builder', 'model-only'], 'builder'),
-    },
-    titler: {
+    }),
+    titler: () => ({
       enabled: bool('LOOM_CONVERSATION_TITLER_ENABLED', true),
       windowHours: int('LOOM_CONVERSATION_TITLER_WINDOW_HOURS', 168, 1, 100_000),
       minTurns: int('LOOM_CONVERSATION_TITLER_MIN_TURNS', 4, 1, 100_000),
       maxThreadsPerPass: int('LOOM_CONVERSATION_TITLER_MAX_THREADS_PER_PASS', 10, 1, 10_000),
       intervalSeconds: int('LOOM_CONVERSATION_TITLER_INTERVAL_SECONDS', 60, 1, 86_400),
       metricsPort: int('LOOM_TITLER_METRICS_PORT', 9465, 0, 65535),
+    }),
+    bootstrapAdminToken: () => {
+      const bootstrap = str('LOOM_BOOTSTRAP_ADMIN_TOKEN');
+      if (bootstrap !== undefined && bootstrap.length < 16) {
+        problems.push('LOOM_BOOTSTRAP_ADMIN_TOKEN must be at least 16 characters (value not shown)');
+      }
+      return bootstrap;
     },
-    bootstrapAdminToken: bootstrap,
-    logLevel: oneOf('LOOM_LOG_LEVEL', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], 'info'),
-    traces: tracesConfig(),
-    append: {
+    logLevel: () => oneOf('LOOM_LOG_LEVEL', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], 'info'),
+    traces: () => {
+      const otlpUrl = url('LOOM_TRACES_OTLP_URL');
+      const mode = oneOf<TracesConfig['mode']>('LOOM_TRACES', ['none', 'console', 'memory', 'otlp'], otlpUrl ? 'otlp' : 'none');
+      if (mode === 'otlp' && !otlpUrl && !str('OTEL_EXPORTER_OTLP_ENDPOINT') && !str('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')) {
+        problems.push('LOOM_TRACES_OTLP_URL (or OTEL_EXPORTER_OTLP_ENDPOINT) is required when LOOM_TRACES=otlp');
+      }
+      const headers = otlpHeaders(str('LOOM_TRACES_OTLP_HEADERS'), problems);
+      const flushMs = int('LOOM_TRACES_OTLP_FLUSH_MS', 2_000, 10, 60_000);
+      // The standard OTEL_* variables fill in what LOOM_TRACES_* leaves unset.
+      return withOtelVariables({ mode, modeSet: str('LOOM_TRACES') !== undefined || otlpUrl !== undefined, url: otlpUrl, headers, flushMs, flushSet: str('LOOM_TRACES_OTLP_FLUSH_MS') !== undefined }, env, problems);
+    },
+    append: () => ({
       batchLingerMs: int('LOOM_APPEND_BATCH_LINGER_MS', 0, 0, 1000),
       batchMaxRows: int('LOOM_APPEND_BATCH_MAX_ROWS', 500, 1, 100_000),
-    },
+    }),
+    tracker: () => ({
+      org: str('LOOM_TRACKER_ORG'),
+      duplicateThreshold: str('LOOM_TRACKER_DUPLICATE_THRESHOLD') === undefined ? undefined : num('LOOM_TRACKER_DUPLICATE_THRESHOLD', 0.5, 0, 1),
+      scanLimit: int('LOOM_TRACKER_SCAN_LIMIT', 20_000, 1, 10_000_000),
+      queryTimeoutMs: int('LOOM_TRACKER_QUERY_TIMEOUT_MS', 15_000, 100, 600_000),
+    }),
   };
-  if (config.compaction.runsIn === 'service' && !config.natsUrl) {
+  const config = {} as Partial<LoomConfig>;
+  for (const section of new Set<ConfigSection>(wanted)) (config as Record<string, unknown>)[section] = sections[section]();
+  // Rules across sections, each checked when the process reads both.
+  if (config.compaction?.runsIn === 'service' && 'natsUrl' in config && !config.natsUrl) {
     problems.push('LOOM_COMPACTION_RUNS_IN=service needs LOOM_NATS_URL: the gateway reaches the compactor over NATS; embedded, leave it unset and the gateway compacts');
   }
-  if (config.erasure.runsIn === 'service' && !config.clickhouse.url) {
+  if (config.briefCondenser?.runsIn === 'service' && 'natsUrl' in config && !config.natsUrl) {
+    problems.push('LOOM_BRIEFS_RUNS_IN=service needs LOOM_NATS_URL: the gateway reaches the brief condenser over NATS; embedded, leave it unset and the gateway revises briefs');
+  }
+  if (config.erasure?.runsIn === 'service' && config.clickhouse && !config.clickhouse.url) {
     // Embedded, no other process can open the data directory: nothing would ever run an erasure.
     problems.push('LOOM_ERASURE_RUNS_IN=service needs the split topology (LOOM_CLICKHOUSE_URL and the erasure service); embedded, leave it unset and the gateway runs erasures');
   }
+  for (const [name, why] of Object.entries(required)) if (str(name) === undefined) problems.push(`${name} is required: ${why}`);
   if (problems.length > 0) throw new ConfigError(problems);
-  return config;
+  return config as Pick<LoomConfig, K>;
 }
 
 const PRICE_FIELDS = ['input', 'output', 'cache_write', 'cache_write_1h', 'cache_read'] as const;

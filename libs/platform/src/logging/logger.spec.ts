@@ -1,5 +1,6 @@
 import { createLogger, defaultDestination } from './logger';
 import { formatLogLine } from './pretty';
+import { inSpan, installTracing, withExtractedContext } from '../tracing/tracing';
 
 /** A sink that keeps what it was given, as a terminal or a pipe would. */
 function sink(isTTY: boolean) {
@@ -33,5 +34,23 @@ describe('log lines', () => {
     expect(formatLogLine('{"level":"error","time":"2026-12-01T10:00:00.000Z","service":"titler","msg":"failed","err":{"message":"boom"}}')).toBe(
       '10:00:00.000 ERROR titler  failed  err={"message":"boom"}\n',
     );
+  });
+
+  it('[issue 11: trace ids in log lines] a line written inside a span carries its trace and span ids; an incoming traceparent is the trace; outside a trace, none', async () => {
+    installTracing({ mode: 'none' });
+    const piped = sink(false);
+    const logger = createLogger('gateway', 'info', { write: (line: string) => piped.write(line) });
+    logger.info('outside');
+    let ids: { traceId: string; spanId: string } | undefined;
+    await withExtractedContext({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' }, () =>
+      inSpan('op x', {}, async (span) => {
+        ids = span.spanContext();
+        logger.info('inside');
+      }),
+    );
+    const [outside, inside] = piped.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(outside).not.toHaveProperty('trace_id');
+    expect(inside).toMatchObject({ msg: 'inside', trace_id: '0af7651916cd43dd8448eb211c80319c', span_id: ids!.spanId });
+    expect(ids!.spanId).not.toBe('b7ad6b7169203331');
   });
 });

@@ -1,4 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
+import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import pino, { type Logger } from 'pino';
 import { prettyDestination, type LineSink } from './pretty';
 
@@ -13,11 +14,20 @@ export function createLogger(service: string, level: string, destination: pino.D
       base: { service },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      // A line written inside a traced op carries its trace and span ids, so a log search finds
+      // the trace and a trace view finds the lines (W3C ids, as OTLP exports them).
+      mixin: traceIds,
       // Belt and braces: if a caller slips, these keys never reach the sink.
       redact: { paths: ['content', 'text', 'texts', 'token', 'authorization', 'apiKey', '*.content', '*.token'], censor: '[redacted]' },
     },
     destination,
   );
+}
+
+/** The active span's ids, or nothing outside a trace. */
+export function traceIds(): { trace_id?: string; span_id?: string } {
+  const span = trace.getSpanContext(context.active());
+  return span && isSpanContextValid(span) ? { trace_id: span.traceId, span_id: span.spanId } : {};
 }
 
 /** Standard output: JSON for machines (a pipe, a file, a collector), readable lines on a terminal. */

@@ -6,12 +6,27 @@ export interface StorageHealth {
   mergesRunning: number;
 }
 
+/** What an embedder reports about its work at scrape time: the signals operators scale it on. */
+export interface EmbedderLoad {
+  /** Texts waiting for a provider call slot. */
+  queued: number;
+  /** Provider calls running now. */
+  inFlight: number;
+  /** The most provider calls it runs at once (LOOM_EMBEDDER_CONCURRENCY). */
+  concurrency: number;
+}
+
 /** The Prometheus metrics of one process. One registry per process, served at /metrics. */
 export class LoomMetrics {
   readonly registry = new Registry();
   readonly opDuration: Histogram<'op' | 'status'>;
   readonly embedBatchSize: Histogram<string>;
   readonly embedFailures: Counter<'reason'>;
+  readonly embedRequestDuration: Histogram<'outcome'>;
+  readonly embedProviderDuration: Histogram<'outcome'>;
+  readonly embedderQueueDepth: Gauge<string>;
+  readonly embedderInFlight: Gauge<string>;
+  readonly embedderConcurrency: Gauge<string>;
   readonly appendBatchSize: Histogram<string>;
   readonly appendOutcomes: Counter<'outcome'>;
   readonly writeBehindFlushRows: Histogram<string>;
@@ -26,6 +41,7 @@ export class LoomMetrics {
   readonly llmTokens: Counter<'purpose' | 'direction'>;
   readonly llmCost: Counter<'purpose' | 'model'>;
   private storageProbe: (() => Promise<StorageHealth>) | undefined;
+  private embedderProbe: (() => EmbedderLoad) | undefined;
   private lastHealth: Promise<StorageHealth | undefined> | undefined;
 
   constructor(service: string, options: { defaultMetrics?: boolean } = {}) {
@@ -49,6 +65,51 @@ export class LoomMetrics {
       help: 'Embedding calls that failed, by where they failed',
       labelNames: ['reason'],
       registers: [this.registry],
+    });
+    // Latency buckets for a remote provider: tens of ms to its timeout.
+    const embedLatencyBuckets = [0.001, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+    this.embedRequestDuration = new Histogram({
+      name: 'loom_embed_batch_duration_seconds',
+      help: 'Time the embedder took to answer one loom.embed.batch.v1 request (queue wait and provider calls), by outcome (ok, failed, invalid)',
+      labelNames: ['outcome'],
+      buckets: embedLatencyBuckets,
+      registers: [this.registry],
+    });
+    this.embedProviderDuration = new Histogram({
+      name: 'loom_embed_provider_duration_seconds',
+      help: 'Time one call to the embedding provider took (one micro-batch of texts), by outcome (ok, failed)',
+      labelNames: ['outcome'],
+      buckets: embedLatencyBuckets,
+      registers: [this.registry],
+    });
+    // Read at scrape time from the embedder's batcher; absent (no sample) in a process without one.
+    const load = (): EmbedderLoad | undefined => this.embedderProbe?.();
+    this.embedderQueueDepth = new Gauge({
+      name: 'loom_embedder_queue_depth',
+      help: 'Texts waiting in this embedder for a provider call slot (scale out when it stays above 0)',
+      registers: [this.registry],
+      collect() {
+        const l = load();
+        if (l) this.set(l.queued);
+      },
+    });
+    this.embedderInFlight = new Gauge({
+      name: 'loom_embedder_in_flight',
+      help: 'Provider calls this embedder is running now (at most loom_embedder_concurrency)',
+      registers: [this.registry],
+      collect() {
+        const l = load();
+        if (l) this.set(l.inFlight);
+      },
+    });
+    this.embedderConcurrency = new Gauge({
+      name: 'loom_embedder_concurrency',
+      help: 'Provider calls this embedder runs at once at most (LOOM_EMBEDDER_CONCURRENCY)',
+      registers: [this.registry],
+      collect() {
+        const l = load();
+        if (l) this.set(l.concurrency);
+      },
     });
     this.appendBatchSize = new Histogram({
       name: 'loom_append_batch_rows',
@@ -144,6 +205,11 @@ export class LoomMetrics {
   /** Lets /metrics report the storage's parts and merges (the gateway wires its storage here). */
   reportStorage(probe: () => Promise<StorageHealth>): void {
     this.storageProbe = probe;
+  }
+
+  /** Lets /metrics report the embedder's queue depth and calls in flight (the embedder wires its batcher here). */
+  reportEmbedder(probe: () => EmbedderLoad): void {
+    this.embedderProbe = probe;
   }
 
   /** One probe per scrape, shared by both gauges; a failed probe leaves them unset. */

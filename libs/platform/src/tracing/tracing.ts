@@ -38,7 +38,9 @@ export function installTracing(traces: TracesConfig, serviceName = 'loom'): { ex
     const otlp = new OTLPTraceExporter({ url: traces.otlp.url, headers: traces.otlp.headers, timeoutMillis: EXPORT_TIMEOUT_MS });
     processors.push(new BatchSpanProcessor(otlp, { scheduledDelayMillis: traces.otlp.flushMs, exportTimeoutMillis: EXPORT_TIMEOUT_MS }));
   }
-  const provider = new BasicTracerProvider({ spanProcessors: processors, resource: resourceFromAttributes({ 'service.name': serviceName }) });
+  // OTEL_RESOURCE_ATTRIBUTES, then OTEL_SERVICE_NAME over the process's own name.
+  const resource = resourceFromAttributes({ ...traces.resourceAttributes, 'service.name': traces.serviceName ?? serviceName });
+  const provider = new BasicTracerProvider({ spanProcessors: processors, resource });
   trace.setGlobalTracerProvider(provider);
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());

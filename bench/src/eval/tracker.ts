@@ -1,0 +1,43 @@
+import { execSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestLoom } from '@loom/testing/fuzz';
+import { progress } from '../util/log';
+import { RESULTS_DIR, ROOT } from '../util/paths';
+import { evaluateTracker, loadTrackerSet, renderTrackerMarkdown } from './tracker-eval';
+
+function commit(): string {
+  try {
+    return execSync('git rev-parse --short HEAD', { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * `npm run eval -- --tracker`: the tracker duplicate check on the public ClickHouse issue set, on
+ * an embedded Loom in this process (the set's table is created in its engine). Writes
+ * bench/results/eval-tracker-<time>.{json,md}. Takes seconds.
+ */
+export async function runTrackerEval(): Promise<void> {
+  const started = new Date();
+  const stamp = started.toISOString().replace(/\..*$/, '').replace(/:/g, '-') + 'Z';
+  const set = loadTrackerSet();
+  progress(`tracker eval ${stamp}: ${set.pairs.length} recorded duplicates, ${set.unlinked.length} issues with no recorded link, ${set.issues.length} issues`);
+  const dataDir = mkdtempSync(join(process.env['BENCH_DATA_DIR'] ?? tmpdir(), 'loom-eval-tracker-'));
+  const loom = await startTestLoom({ withEmbedder: false, env: { LOOM_DATA_DIR: dataDir, LOOM_TRACKER_ORG: 'ClickHouse', LOOM_LOG_LEVEL: 'warn' } });
+  try {
+    const figures = await evaluateTracker(loom, set, 'eval-tracker');
+    const markdown = renderTrackerMarkdown(figures, { stamp, commit: commit(), set: 'bench/src/eval/tracker-set.json' });
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    const base = join(RESULTS_DIR, `eval-tracker-${stamp}`);
+    writeFileSync(`${base}.json`, JSON.stringify({ stamp, commit: commit(), figures }, null, 2) + '\n');
+    writeFileSync(`${base}.md`, markdown);
+    progress(`results: ${base}.json, ${base}.md`);
+    process.stdout.write('\n' + markdown + '\n');
+  } finally {
+    await loom.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,242 @@
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsObject, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { IsoTime, NamespacedRequest, Optional } from '../common.dto';
+
+/**
+ * A name Loom puts into SQL: a database, table or column of the team's own ClickHouse. Only plain
+ * identifiers are taken, so a mapping can never carry SQL; values always travel as parameters.
+ */
+export const TRACKER_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+const IDENTIFIER_MESSAGE = '$property must be a plain identifier (a letter or _, then letters, digits or _; at most 64)';
+
+function Identifier(): PropertyDecorator {
+  return (target, key) => {
+    IsString()(target, key);
+    Matches(TRACKER_IDENTIFIER, { message: IDENTIFIER_MESSAGE })(target, key);
+  };
+}
+
+/**
+ * The score from which tracker.duplicate_check calls an older issue a duplicate, unless
+ * LOOM_TRACKER_DUPLICATE_THRESHOLD or the live setting says otherwise. Calibrated on the public
+ * issue set in bench/src/eval/tracker-set.json for at most 2 false positives per 100 unlinked issues.
+ */
+export const TRACKER_DEFAULT_DUPLICATE_THRESHOLD = 0.5;
+
+/** `embedded`: Loom's own engine (tests, one-box trials); else a ClickHouse server's HTTP(S) URL. */
+export const TRACKER_EMBEDDED = 'embedded';
+
+export class TrackerConnection {
+  @IsString()
+  @MaxLength(2_048)
+  @Matches(/^(embedded|https?:\/\/\S+)$/, { message: 'url must be "embedded" (Loom\'s own engine) or an http(s) URL of a ClickHouse server' })
+  url!: string;
+  @Optional() @IsString() @MaxLength(256) user?: string;
+  /** Stored to connect; never logged and never answered. */
+  @Optional() @IsString() @MaxLength(1_024) password?: string;
+  /** The database holding the mapped tables. */
+  @Identifier() database!: string;
+}
+
+/** The issues table: one row per issue. */
+export class IssuesMapping {
+  @Identifier() table!: string;
+  @Identifier() id!: string;
+  @Identifier() title!: string;
+  @Identifier() body!: string;
+  @Identifier() created_at!: string;
+  @Optional() @Identifier() state?: string;
+  @Optional() @Identifier() closed_at?: string;
+  /** The issue this one was closed as a duplicate of (empty or null when none). */
+  @Optional() @Identifier() duplicate_of?: string;
+}
+
+/** The tracker's own link table: one row per (issue, pull request) link. */
+export class PrLinksMapping {
+  @Identifier() table!: string;
+  @Identifier() issue!: string;
+  @Identifier() pr!: string;
+}
+
+/** Pull requests whose bodies may say "Fixes #N". */
+export class PullRequestsMapping {
+  @Identifier() table!: string;
+  @Identifier() number!: string;
+  @Identifier() body!: string;
+  @Optional() @Identifier() title?: string;
+  @Optional() @Identifier() merged_at?: string;
+}
+
+/** Commits whose messages may say "Fixes #N". */
+export class CommitsMapping {
+  @Identifier() table!: string;
+  @Identifier() sha!: string;
+  @Identifier() message!: string;
+  @Optional() @Identifier() committed_at?: string;
+}
+
+/** CI runs: one row per test result. */
+export class CiRunsMapping {
+  @Identifier() table!: string;
+  @Identifier() test!: string;
+  @Identifier() commit!: string;
+  @Identifier() status!: string;
+  @Identifier() run_at!: string;
+  /** Status values that mean failed (compared case-insensitively); default fail, failed, failure, error. */
+  @Optional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(20) @IsString({ each: true }) @MaxLength(64, { each: true }) fail_values?: string[];
+  /** Status values that mean passed; default pass, passed, success, ok. */
+  @Optional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(20) @IsString({ each: true }) @MaxLength(64, { each: true }) pass_values?: string[];
+}
+
+export class TrackerMapping {
+  @IsObject() @ValidateNested() @Type(() => IssuesMapping) issues!: IssuesMapping;
+  @Optional() @ValidateNested() @Type(() => PrLinksMapping) pr_links?: PrLinksMapping;
+  @Optional() @ValidateNested() @Type(() => PullRequestsMapping) pull_requests?: PullRequestsMapping;
+  @Optional() @ValidateNested() @Type(() => CommitsMapping) commits?: CommitsMapping;
+  @Optional() @ValidateNested() @Type(() => CiRunsMapping) ci_runs?: CiRunsMapping;
+}
+
+export class TrackerSourceRegisterRequest extends NamespacedRequest {
+  @IsObject() @ValidateNested() @Type(() => TrackerConnection) connection!: TrackerConnection;
+  @IsObject() @ValidateNested() @Type(() => TrackerMapping) mapping!: TrackerMapping;
+  /** Base URL of the tracker's issue pages, for links in answers (e.g. https://github.com/acme/app/issues/). */
+  @Optional() @IsString() @MaxLength(512) @Matches(/^https?:\/\/\S+$/, { message: 'issue_url_base must be an http(s) URL' }) issue_url_base?: string;
+
+  static readonly example: TrackerSourceRegisterRequest = Object.assign(new TrackerSourceRegisterRequest(), {
+    connection: { url: 'https://clickhouse.acme.internal:8443', user: 'loom_reader', password: 'reader-secret', database: 'tracker' },
+    mapping: {
+      issues: { table: 'issues', id: 'number', title: 'title', body: 'body', created_at: 'created_at', state: 'state', closed_at: 'closed_at', duplicate_of: 'duplicate_of' },
+      pr_links: { table: 'issue_pr_links', issue: 'issue_number', pr: 'pr_number' },
+      pull_requests: { table: 'pull_requests', number: 'number', body: 'body', title: 'title', merged_at: 'merged_at' },
+      ci_runs: { table: 'ci_test_runs', test: 'test_name', commit: 'commit_sha', status: 'result', run_at: 'finished_at' },
+    },
+  });
+}
+
+export class TrackerStatusRequest extends NamespacedRequest {
+  static readonly example: TrackerStatusRequest = new TrackerStatusRequest();
+}
+
+export class TrackerDuplicateCheckRequest extends NamespacedRequest {
+  /** The new issue's title; required unless `issue` names one already in the tracker. */
+  @Optional() @IsString() @MinLength(1) @MaxLength(1_000) title?: string;
+  @Optional() @IsString() @MaxLength(100_000) body?: string;
+  /** An issue already in the tracker, checked against the issues opened before it (its title and body are read from the source). */
+  @Optional() @IsString() @MinLength(1) @MaxLength(128) @Matches(/^#?[A-Za-z0-9_.:-]+$/, { message: 'issue must be an issue id such as 1234' }) issue?: string;
+  /** Only issues opened before this instant are candidates (the new issue's own time); default: all. */
+  @Optional() @IsoTime() created_before?: string;
+  @Optional() @IsInt() @Min(1) @Max(50) limit?: number;
+
+  static readonly example: TrackerDuplicateCheckRequest = Object.assign(new TrackerDuplicateCheckRequest(), {
+    title: 'Logical error: Not-ready Set is passed',
+    body: 'Code: 49. DB::Exception: Not-ready Set is passed as the second argument for function in. (LOGICAL_ERROR)',
+    limit: 5,
+  });
+}
+
+export class TrackerIssueLinksRequest extends NamespacedRequest {
+  /** The issue's id as the tracker writes it (e.g. "1234"). */
+  @IsString() @MinLength(1) @MaxLength(128) @Matches(/^#?[A-Za-z0-9_.:-]+$/, { message: 'issue must be an issue id such as 1234' }) issue!: string;
+  @Optional() @IsInt() @Min(1) @Max(500) limit?: number;
+
+  static readonly example: TrackerIssueLinksRequest = Object.assign(new TrackerIssueLinksRequest(), { issue: '1234' });
+}
+
+export class TrackerFlakyTestsRequest extends NamespacedRequest {
+  /** Only runs at or after this instant. */
+  @Optional() @IsoTime() since?: string;
+  /** Only this test. */
+  @Optional() @IsString() @MinLength(1) @MaxLength(1_000) test?: string;
+  @Optional() @IsInt() @Min(1) @Max(200) limit?: number;
+  @Optional() @IsInt() @Min(0) @Max(100_000) offset?: number;
+  /** Latest runs shown per test. */
+  @Optional() @IsInt() @Min(1) @Max(50) runs?: number;
+
+  static readonly example: TrackerFlakyTestsRequest = Object.assign(new TrackerFlakyTestsRequest(), { since: '2026-11-01', limit: 20 });
+}
+
+/** The registered source as answered: never the password. */
+export interface TrackerSourceView {
+  connection: { url: string; user: string | null; database: string; password_set: boolean };
+  /** The column mapping as registered: per table (`issues`, `pr_links`, …), its table and column names. */
+  mapping: Record<string, Record<string, string>>;
+  issue_url_base: string | null;
+  registered_at: string;
+}
+
+export interface TrackerStatusResponse {
+  enabled: boolean;
+  /** LOOM_TRACKER_ORG, or null when unset. */
+  org: string | null;
+  source_registered: boolean;
+  /** Why the plane is off and how to turn it on; null when on. */
+  reason: string | null;
+  source: TrackerSourceView | null;
+}
+
+export interface TrackerSourceRegisterResponse {
+  registered: true;
+  enabled: boolean;
+  source: TrackerSourceView;
+  /** Rows in the issues table when registered (a reachability and mapping check). */
+  issues: number;
+}
+
+export interface DuplicateCandidate {
+  id: string;
+  title: string;
+  state: string | null;
+  created_at: string | null;
+  url: string | null;
+  /** 0..1: how likely this older issue is the one the new issue duplicates. */
+  score: number;
+  /** Whether the score reaches the live threshold (`tracker_duplicate_threshold`). */
+  duplicate: boolean;
+  /** Code-like evidence both issues share (error codes, exception names, stack frames). */
+  shared: string[];
+}
+
+export interface TrackerDuplicateCheckResponse {
+  candidates: DuplicateCandidate[];
+  threshold: number;
+  /** Older issues read from the source and ranked. */
+  considered: number;
+}
+
+export type IssueLinkSource = 'link_table' | 'pr_body' | 'commit_message';
+
+export interface IssueLink {
+  /** A pull request number, or a commit sha for commit messages. */
+  pr: string | null;
+  sha: string | null;
+  source: IssueLinkSource;
+  /** The phrase that made the link ("Fixes #12"); null for the link table. */
+  phrase: string | null;
+}
+
+export interface TrackerIssueLinksResponse {
+  issue: string;
+  links: IssueLink[];
+}
+
+export interface FlakyRun {
+  commit: string;
+  status: string;
+  run_at: string;
+}
+
+export interface FlakyTest {
+  test: string;
+  /** Commits on which the test both failed and passed. */
+  flaky_commits: number;
+  failures: number;
+  passes: number;
+  last_seen: string;
+  latest_runs: FlakyRun[];
+}
+
+export interface TrackerFlakyTestsResponse {
+  tests: FlakyTest[];
+  /** Pass as offset for the next page; null when this page is the last. */
+  next_offset: number | null;
+}

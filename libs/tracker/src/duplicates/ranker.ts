@@ -1,0 +1,146 @@
+import { tokenize } from '@loom/conversations';
+import { coveredByGlob, describeEvidence, evidenceOf, testGlobsOf } from './evidence';
+
+export interface IssueText {
+  id: string;
+  title: string;
+  body: string;
+  /** When it was opened (ms since the epoch), if known. */
+  openedAt?: number | undefined;
+}
+
+export interface RankedIssue {
+  id: string;
+  /** 0..1. */
+  score: number;
+  /** Evidence both issues share, most telling first. */
+  shared: string[];
+}
+
+/** The ranker's knobs; the defaults are the ones the public issue set was measured with. */
+export interface RankerOptions {
+  /** How much a title term counts against a body term, in documents and in the query. */
+  titleWeight: number;
+  k1: number;
+  b: number;
+  /** Share of the score that comes from shared code evidence (when the query has any). */
+  evidenceWeight: number;
+  /** Characters of a body read (long logs add noise, not signal). */
+  maxBodyChars: number;
+  /**
+   * Share of the score that time decides: an older issue opened shortly before the new one keeps
+   * all of its score, one opened long before keeps 1 - recencyWeight of it. Reports of one bug
+   * come in bursts (a CI failure, a release), so of two similar issues the recent one is likelier.
+   */
+  recencyWeight: number;
+  /** Days over which that share fades (e-folding time). */
+  recencyDays: number;
+}
+
+export const DefaultRankerOptions: RankerOptions = { titleWeight: 3, k1: 1.2, b: 0.75, evidenceWeight: 0.3, maxBodyChars: 8_000, recencyWeight: 0.15, recencyDays: 90 };
+
+/** Text a bug report carries that says nothing about the bug: links and the issue template's headings. */
+function clean(text: string, maxChars: number): string {
+  return text
+    .slice(0, maxChars)
+    .replace(/https?:\/\/\S+/g, ' ')
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, ' ');
+}
+
+interface Doc {
+  id: string;
+  tf: Map<string, number>;
+  length: number;
+  evidence: Set<string>;
+  globs: string[];
+  openedAt: number | undefined;
+}
+
+function weightedTerms(title: string, body: string, titleWeight: number): { tf: Map<string, number>; length: number } {
+  const tf = new Map<string, number>();
+  let length = 0;
+  for (const term of tokenize(title)) {
+    tf.set(term, (tf.get(term) ?? 0) + titleWeight);
+    length += titleWeight;
+  }
+  for (const term of tokenize(body)) {
+    tf.set(term, (tf.get(term) ?? 0) + 1);
+    length += 1;
+  }
+  return { tf, length };
+}
+
+/**
+ * Ranks older issues by how likely the new one duplicates each: BM25F over title and body (title
+ * terms weigh `titleWeight` times a body term, on both sides) with the code-aware tokenizer of
+ * lexical search, normalised by the query's score against itself so that one threshold serves
+ * every query, blended with the share of the query's code evidence (error codes, exception
+ * names, stack symbols, CI failure ids) the candidate also carries, each item weighted by rarity.
+ */
+export function rankDuplicates(
+  query: { title: string; body?: string | undefined; openedAt?: number | undefined },
+  candidates: readonly IssueText[],
+  options: RankerOptions = DefaultRankerOptions,
+): RankedIssue[] {
+  const { titleWeight, k1, b, evidenceWeight, maxBodyChars, recencyWeight, recencyDays } = options;
+  const docs: Doc[] = candidates.map((c) => {
+    const body = clean(c.body, maxBodyChars);
+    const { tf, length } = weightedTerms(c.title, body, titleWeight);
+    const text = `${c.title}\n${body}`;
+    return { id: c.id, tf, length, evidence: evidenceOf(text), globs: testGlobsOf(text), openedAt: c.openedAt };
+  });
+  const proximity = (openedAt: number | undefined): number => {
+    if (openedAt === undefined || query.openedAt === undefined) return 1;
+    const days = Math.max(0, (query.openedAt - openedAt) / 86_400_000);
+    return Math.exp(-days / recencyDays);
+  };
+  if (docs.length === 0) return [];
+  const n = docs.length;
+  const avgLength = docs.reduce((sum, d) => sum + d.length, 0) / n || 1;
+  const df = new Map<string, number>();
+  const evidenceDf = new Map<string, number>();
+  for (const d of docs) {
+    for (const term of d.tf.keys()) df.set(term, (df.get(term) ?? 0) + 1);
+    for (const item of d.evidence) evidenceDf.set(item, (evidenceDf.get(item) ?? 0) + 1);
+  }
+  const idf = (count: number) => Math.log(1 + (n - count + 0.5) / (count + 0.5));
+
+  const queryBody = clean(query.body ?? '', maxBodyChars);
+  const q = weightedTerms(query.title, queryBody, titleWeight);
+  // Query terms weigh by where they stand (title over body), saturated so a pasted log does not drown the title.
+  // Terms no older issue has stay in: they weigh in the query's score against itself, so a query
+  // whose distinctive words are new cannot look like a match on its one common word.
+  const queryWeights = new Map<string, number>();
+  for (const [term, count] of q.tf) queryWeights.set(term, count / (count + k1));
+  const bm25 = (tf: Map<string, number>, length: number): number => {
+    let score = 0;
+    for (const [term, weight] of queryWeights) {
+      const f = tf.get(term);
+      if (!f) continue;
+      score += weight * idf(df.get(term) ?? 0) * ((f * (k1 + 1)) / (f + k1 * (1 - b + (b * length) / avgLength)));
+    }
+    return score;
+  };
+  const self = bm25(q.tf, q.length);
+
+  const queryEvidence = evidenceOf(`${query.title}\n${queryBody}`);
+  const evidenceIdf = new Map<string, number>();
+  let evidenceTotal = 0;
+  for (const item of queryEvidence) {
+    // Evidence no older issue has still counts in the total: a new error code the candidates lack.
+    const w = idf(evidenceDf.get(item) ?? 0);
+    evidenceIdf.set(item, w);
+    evidenceTotal += w;
+  }
+  const useEvidence = evidenceTotal > 0 ? evidenceWeight : 0;
+
+  return docs
+    .map((d) => {
+      const lexical = self > 0 ? Math.min(1, bm25(d.tf, d.length) / self) : 0;
+      const shared = [...queryEvidence].filter((item) => d.evidence.has(item) || coveredByGlob(item, d.globs)).sort((x, y) => evidenceIdf.get(y)! - evidenceIdf.get(x)!);
+      const evidence = evidenceTotal > 0 ? shared.reduce((sum, item) => sum + evidenceIdf.get(item)!, 0) / evidenceTotal : 0;
+      const score = ((1 - useEvidence) * lexical + useEvidence * evidence) * (1 - recencyWeight + recencyWeight * proximity(d.openedAt));
+      return { id: d.id, score: Math.round(score * 10_000) / 10_000, shared: shared.slice(0, 8).map(describeEvidence) };
+    })
+    .sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : 1));
+}

@@ -1,0 +1,5 @@
+export * from './tracker.service';
+export * from './duplicates/ranker';
+export * from './duplicates/evidence';
+export * from './links/fix-references';
+export { describeUrl } from './source/source-client';

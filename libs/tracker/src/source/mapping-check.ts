@@ -1,0 +1,64 @@
+import type { FieldError, TrackerMapping } from '@loom/contracts';
+import type { SourceReader } from './source-client';
+
+type Kind = 'any' | 'text' | 'time';
+
+/** What each mapped column must be, per section of the mapping. `table` and value lists are not columns. */
+const COLUMNS: Record<keyof TrackerMapping, Record<string, Kind>> = {
+  issues: { id: 'any', title: 'text', body: 'text', created_at: 'time', state: 'any', closed_at: 'time', duplicate_of: 'any' },
+  pr_links: { issue: 'any', pr: 'any' },
+  pull_requests: { number: 'any', body: 'text', title: 'text', merged_at: 'time' },
+  commits: { sha: 'any', message: 'text', committed_at: 'time' },
+  ci_runs: { test: 'any', commit: 'any', status: 'any', run_at: 'time' },
+};
+
+function fits(kind: Kind, type: string): boolean {
+  if (kind === 'text') return /String/.test(type);
+  if (kind === 'time') return /Date/.test(type);
+  return true;
+}
+
+/**
+ * Checks a mapping against the source's real columns (system.columns, what DESCRIBE TABLE reads):
+ * each missing table, missing column and column of the wrong kind is one field error, named by
+ * its place in the mapping (`mapping.issues.title`).
+ */
+export async function checkMapping(reader: SourceReader, database: string, mapping: TrackerMapping): Promise<FieldError[]> {
+  const sections = (Object.keys(COLUMNS) as Array<keyof TrackerMapping>).filter((s) => mapping[s] !== undefined);
+  const tables = [...new Set(sections.map((s) => mapping[s]!.table))];
+  const [databases, columns] = await Promise.all([
+    reader.query<{ n: string | number }>('SELECT count() AS n FROM system.databases WHERE name = {database:String}', { database }),
+    reader.query<{ table: string; name: string; type: string }>(
+      'SELECT table, name, type FROM system.columns WHERE database = {database:String} AND table IN {tables:Array(String)} ORDER BY table, position',
+      { database, tables },
+    ),
+  ]);
+  if (Number(databases[0]?.n ?? 0) === 0) return [{ field: 'connection.database', message: `the source has no database "${database}"` }];
+  const byTable = new Map<string, Map<string, string>>();
+  for (const c of columns) {
+    const table = byTable.get(c.table) ?? new Map<string, string>();
+    table.set(c.name, c.type);
+    byTable.set(c.table, table);
+  }
+  const errors: FieldError[] = [];
+  for (const section of sections) {
+    const entry = mapping[section] as unknown as Record<string, unknown>;
+    const table = String(entry['table']);
+    const present = byTable.get(table);
+    if (!present) {
+      errors.push({ field: `mapping.${section}.table`, message: `no table "${table}" in database "${database}"` });
+      continue;
+    }
+    for (const [field, kind] of Object.entries(COLUMNS[section])) {
+      const column = entry[field];
+      if (typeof column !== 'string') continue;
+      const type = present.get(column);
+      if (type === undefined) {
+        errors.push({ field: `mapping.${section}.${field}`, message: `no column "${column}" in ${database}.${table} (it has ${[...present.keys()].join(', ')})` });
+      } else if (!fits(kind, type)) {
+        errors.push({ field: `mapping.${section}.${field}`, message: `column "${column}" of ${database}.${table} is ${type}; ${field} needs ${kind === 'time' ? 'a Date or DateTime' : 'a String'} column` });
+      }
+    }
+  }
+  return errors;
+}
