@@ -114,7 +114,24 @@ describe('MCP endpoint (/mcp)', () => {
   it('[issue 12: MCP tools] ?toolset=all: briefs, saved messages, context pack and runs, each through its op', async () => {
     const { client, runId } = await connect('?toolset=all');
     expect((await toolNames(client)).sort()).toEqual(
-      ['loom_brief_get', 'loom_brief_list', 'loom_brief_save', 'loom_context_pack', 'loom_conversation_append', 'loom_run_begin', 'loom_run_complete', 'loom_saved_save', 'loom_saved_search', 'loom_search'].sort(),
+      [
+        'loom_brief_get',
+        'loom_brief_list',
+        'loom_brief_save',
+        'loom_context_pack',
+        'loom_conversation_append',
+        'loom_history_bisect',
+        'loom_history_duplicate_check',
+        'loom_history_line',
+        'loom_history_path',
+        'loom_history_review_brief',
+        'loom_history_symbol',
+        'loom_run_begin',
+        'loom_run_complete',
+        'loom_saved_save',
+        'loom_saved_search',
+        'loom_search',
+      ].sort(),
     );
     // Briefs.
     const saved = await ok(client, 'loom_brief_save', { brief_key: 'ledger', sections: { goal: 'Move invoices to the new ledger', next_steps: ['Update the export job'] }, use_llm: false });

@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,6 +109,23 @@ describe('Code history: ingest and path, symbol and line history through the API
     const invalid = await loom.admin.call('history.line', { namespace: ns, repository: 'bad name!', path: '', line: 0 });
     expect(invalid.status).toBe(400);
     expect(invalid.body.error.fields.map((f: { field: string }) => f.field).sort()).toEqual(['line', 'path', 'repository']);
+  });
+
+  it('PRHIST-03 [issue 13: reached from everywhere] the history tools answer over MCP (official client, ?toolset=all)', async () => {
+    const token = (await loom.admin.ok<{ token: string }>('token.create', { namespace: ns, role: 'viewer' })).token;
+    const client = new Client({ name: 'history-test', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${loom.url}/mcp?toolset=all`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    try {
+      const tools = (await client.listTools()).tools.map((t) => t.name);
+      expect(tools).toEqual(expect.arrayContaining(['loom_history_path', 'loom_history_symbol', 'loom_history_line', 'loom_history_review_brief', 'loom_history_duplicate_check', 'loom_history_bisect']));
+      const path = (await client.callTool({ name: 'loom_history_path', arguments: { repository: 'demo', path: 'src/connection.ts' } })) as CallToolResult & { structuredContent?: { changes: { pr_number: number | null }[] } };
+      expect(path.isError ?? false).toBe(false);
+      expect(path.structuredContent?.changes.map((c) => c.pr_number)).toEqual([4, 3, 2, 1, null]);
+      const missing = (await client.callTool({ name: 'loom_history_symbol', arguments: { repository: 'demo', symbol: 'neverSeen' } })) as CallToolResult;
+      expect(missing.isError).toBe(true);
+    } finally {
+      await client.close();
+    }
   });
 
   it('[issue 13: resumable] a rerun adds only new commits; the rows are not doubled', async () => {

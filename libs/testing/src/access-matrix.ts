@@ -471,6 +471,8 @@ async function runMcpMatrix(loom: TestLoom, callers: CallerClient[], ns: MatrixN
         ['loom_saved_save', { user_id: 'u1', conversation_id: 'mcp-matrix', message_id: 'saved-1', role: 'user', content: 'saved over MCP' }, ['conversation.save_message']],
         ['loom_saved_search', { user_id: 'u1', query: 'ledger' }, ['conversation.search_saved_messages']],
         ['loom_context_pack', { query: 'ledger' }, ['context.pack']],
+        ['loom_history_path', { repository: MATRIX_REPOSITORY, path: 'src/connection.ts' }, ['history.path']],
+        ['loom_history_bisect', { repository: MATRIX_REPOSITORY, description: 'queries time out' }, ['history.bisect']],
         ['loom_run_begin', { goal: 'over MCP' }, ['run.begin']],
         ['loom_run_complete', { status: 'ended' }, ['run.complete']],
       ] as const) {

@@ -63,7 +63,7 @@ function registerCoreTools(server: McpServer, ctx: ToolContext): void {
 /** Mounted with `?toolset=all`. */
 function registerAllTools(server: McpServer, ctx: ToolContext): void {
   // The arguments reach the op as they are (the schema has checked their types), with the session's namespace.
-  const tool = (name: string, description: string, inputSchema: z.ZodRawShape, op: OpName, body: (args: Args) => Args, readOnly: boolean) => {
+  const tool: ToolMaker = (name, description, inputSchema, op, body, readOnly) => {
     const callback: ToolCallback<z.ZodRawShape> = async (args, extra) => run(() => ctx.op(op, { ...body(args), namespace: ctx.session.namespace }, bearer(extra.authInfo?.token)));
     server.registerTool(name, { description, inputSchema, annotations: { readOnlyHint: readOnly } }, callback);
   };
@@ -137,6 +137,7 @@ function registerAllTools(server: McpServer, ctx: ToolContext): void {
     (a) => a,
     true,
   );
+  registerHistoryTools(tool);
   // Only for a session that has a run: run.begin's role is the one that began it.
   if (ctx.session.runId === '') return;
   tool(
@@ -154,6 +155,34 @@ function registerAllTools(server: McpServer, ctx: ToolContext): void {
     'run.complete',
     (a) => ({ ...a, run_id: sessionRun(a['run_id']) }),
     false,
+  );
+}
+
+type ToolMaker = (name: string, description: string, inputSchema: z.ZodRawShape, op: OpName, body: (args: Args) => Args, readOnly: boolean) => void;
+
+/** The code-history plane's ops (answer 501 with how to turn it on while LOOM_CODE_INGEST_ENABLED is off). */
+function registerHistoryTools(tool: ToolMaker): void {
+  const repository = z.string().describe('the repository\'s name in Loom (code.list)');
+  const limit = z.number().int().optional();
+  tool('loom_history_path', 'history.path: the commits and PRs that touched a file (renames followed) or a directory, newest first.', { repository, path: z.string(), limit }, 'history.path', (a) => a, true);
+  tool('loom_history_symbol', 'history.symbol: the commits and PRs whose hunks changed a symbol (`query` or `Client.query`), newest first.', { repository, symbol: z.string(), path: z.string().optional(), limit }, 'history.symbol', (a) => a, true);
+  tool('loom_history_line', 'history.line: the chain of commits that wrote a line (blame through history), newest first.', { repository, path: z.string(), line: z.number().int(), ref: z.string().optional(), limit }, 'history.line', (a) => a, true);
+  tool('loom_history_review_brief', "history.review_brief: a merged PR's review brief: what changed and why, files, symbols, linked issues.", { repository, pr_number: z.number().int() }, 'history.review_brief', (a) => a, true);
+  tool(
+    'loom_history_duplicate_check',
+    'history.duplicate_check: before opening a PR, the merged changes that already did the same thing (title, description and/or a unified diff), ranked with reasons.',
+    { repository, title: z.string().optional(), description: z.string().optional(), diff: z.string().optional(), limit },
+    'history.duplicate_check',
+    (a) => a,
+    true,
+  );
+  tool(
+    'loom_history_bisect',
+    'history.bisect: the commits most likely to have brought in a regression, from its description, a good and a bad commit (or since/until), and suspected paths or symbols; each with its evidence.',
+    { repository, description: z.string(), good: z.string().optional(), bad: z.string().optional(), since: z.string().optional(), until: z.string().optional(), paths: z.array(z.string()).optional(), symbols: z.array(z.string()).optional(), limit },
+    'history.bisect',
+    (a) => a,
+    true,
   );
 }
 
