@@ -76,6 +76,10 @@ interface Config {
   neighbourFrom?: number;
   /** A neighbour takes the larger of its two neighbours' shares instead of their sum. */
   neighbourMax?: boolean;
+  /** A turn only the vector leg found is kept only at this cosine or above. */
+  vectorOnlyFloor?: number;
+  /** Cosine is scaled from the leg's floor (not the worst candidate's) to its best. */
+  fromFloor?: boolean;
 }
 
 function dot(a: number[], b: number[]): number {
@@ -167,11 +171,14 @@ function rank(p: Prepared, c: Config): Rankings {
       lex.forEach((x, i) => add(x.di, c.weight / (c.rrfK + i + 1)));
       vec.forEach((x, i) => add(x.di, (1 - c.weight) / (c.rrfK + i + 1)));
     } else {
+      const inLex = new Set(lex.map((x) => x.di));
+      const vecAll = vec;
+      const vec2 = c.vectorOnlyFloor === undefined ? vecAll : vecAll.filter((x) => inLex.has(x.di) || x.s >= c.vectorOnlyFloor!);
       const lmax = lex[0]?.s ?? 1;
       const vmax = vec[0]?.s ?? 1;
-      const vmin = vec[vec.length - 1]?.s ?? 0;
+      const vmin = c.fromFloor ? c.floor : (vec[vec.length - 1]?.s ?? 0);
       lex.forEach((x) => add(x.di, (c.weight * x.s) / lmax));
-      vec.forEach((x) => add(x.di, ((1 - c.weight) * (x.s - vmin)) / (vmax - vmin || 1)));
+      vec2.forEach((x) => add(x.di, ((1 - c.weight) * (x.s - vmin)) / (vmax - vmin || 1)));
     }
     return finish();
   });
@@ -192,7 +199,8 @@ function main(): void {
   const base: Config = { label: '', k1: 1.2, b: 0.75, floor: 0.3, depth: 20, fusion: 'rrf', rrfK: 60, weight: 0.5 };
   const configs: Array<Config & { stem?: boolean }> = [];
   const lb = { ...base, k1: 1.2, b: 0.5, stem: true, floor: 0, depth: 100, fusion: 'convex' as const };
-  for (const floor of [0, 0.1, 0.15, 0.2]) configs.push({ ...lb, label: `final hybrid floor ${floor}`, floor, weight: 0.8, neighbour: 0.25, neighbourFrom: 50, neighbourMax: true });
+  configs.push({ ...lb, label: `final hybrid vo .3 fromFloor`, floor: 0.1, vectorOnlyFloor: 0.3, fromFloor: true, weight: 0.8, neighbour: 0.25, neighbourFrom: 50, neighbourMax: true });
+  configs.push({ ...lb, label: `final hybrid vo .3 fromFloor w.85`, floor: 0.1, vectorOnlyFloor: 0.3, fromFloor: true, weight: 0.85, neighbour: 0.25, neighbourFrom: 50, neighbourMax: true });
   for (const c of configs) {
     if (only && !only.some((o) => c.label.includes(o))) continue;
     const cells = variants[c.stem ? 'stem' : 'plain'].map((p) => {

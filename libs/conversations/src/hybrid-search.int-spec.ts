@@ -226,18 +226,24 @@ describe('Hybrid search [issue 10]', () => {
     expect(msgIds((await search({ query: 'paint weekend', thread_id: 'o' })).hits)).not.toContain('a');
   });
 
-  it('[issue 10: hybrid vector leg] the live similarity floor cuts vector search, not the vector leg of hybrid', async () => {
-    await append({ thread_id: 't', role: 'user', msg_id: 'near', content: 'credentials rotation schedule' });
+  it('[issue 10: hybrid vector leg] the live similarity floor cuts vector search and turns only the vector leg found, not the vector share of a turn BM25 found', async () => {
+    // Both hold the query's one indexed word once in three terms: BM25 ties them (newest first).
+    await append({ thread_id: 'a', role: 'user', msg_id: 'near', content: 'rotation credentials weekly' });
+    await append({ thread_id: 'b', role: 'user', msg_id: 'far', content: 'rotation lunch weekly' });
+    // No query word as such: only the vector leg could find it.
+    await append({ thread_id: 'c', role: 'user', msg_id: 'vector-only', content: 'credentials checklist' });
     await loom.admin.ok('settings.set', { key: 'conversation_search_min_similarity', value: 0.99 });
     try {
-      // No query word is indexed as such (misspelt), so only the vector leg can find the turn.
-      expect((await search({ query: 'credentialz rotationz', search_mode: 'lexical' })).hits).toEqual([]);
-      expect((await search({ query: 'credentialz rotationz', search_mode: 'vector' })).hits).toEqual([]);
-      const hybrid = await search({ query: 'credentialz rotationz' });
+      const query = 'rotation credentialz';
+      expect(msgIds((await search({ query, search_mode: 'lexical' })).hits)).toEqual(['far', 'near']);
+      expect((await search({ query, search_mode: 'vector' })).hits).toEqual([]);
+      // The misspelt word's character n-grams lift the turn that holds it, far below the floor.
+      const hybrid = await search({ query });
       expect(hybrid.mode).toBe('hybrid');
-      expect(msgIds(hybrid.hits)).toEqual(['near']);
+      expect(msgIds(hybrid.hits)).toEqual(['near', 'far']);
     } finally {
       await loom.admin.ok('settings.set', { key: 'conversation_search_min_similarity', value: 0.3 });
     }
+    expect(msgIds((await search({ query: 'rotation credentialz' })).hits)).toContain('vector-only');
   });
 });

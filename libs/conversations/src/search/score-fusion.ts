@@ -10,10 +10,12 @@ export function fusionDepth(limit: number): number {
 }
 
 /**
- * The hybrid's vector leg keeps a turn whose cosine is at least this (or the live floor, when
- * that is lower), not the live floor itself: the floor is for a vector search's answer on its
- * own, and cutting at it threw away most of what the leg adds to BM25 (coding set recall@10
- * 0.438 at 0.30, 0.910 with none). 0.10 still keeps turns that share nothing with the query out.
+ * The hybrid's vector leg ranks every turn whose cosine is at least this (or the live floor,
+ * when that is lower), and a turn the BM25 leg also found takes its share however weak the
+ * cosine. A turn only the vector leg found must still reach the live floor, as in a vector
+ * search: below it, such turns share next to nothing with the query. Cutting the whole leg at
+ * the live floor threw away most of what it adds to BM25 (coding set recall@10 0.438 at 0.30,
+ * 0.910 with none).
  */
 export const HYBRID_VECTOR_FLOOR = 0.1;
 
@@ -33,12 +35,19 @@ export interface ScoredKey {
 }
 
 /**
- * Convex score fusion: each leg's scores scaled to 0–1 (BM25 by its best score, cosine min–max
- * over the leg's candidates), then `lexicalWeight`·BM25 + (1 − `lexicalWeight`)·cosine. Unlike
+ * Convex score fusion: each leg's scores scaled to 0–1 (BM25 by its best score, cosine from the
+ * leg's floor `vectorFloor` to its best, so the scale does not hang on how many candidates there
+ * were), then `lexicalWeight`·BM25 + (1 − `lexicalWeight`)·cosine. Unlike
  * reciprocal rank, a leg whose best hit is far ahead keeps that lead, which is what BM25 has on
- * a rare identifier. A turn with nothing from either leg scores 0 and is left out.
+ * a rare identifier. A turn with nothing from either leg scores 0 and is left out, and so is one
+ * only the vector leg found below `vectorOnlyFloor` (the live similarity floor).
  */
-export function convexFusion(lexical: readonly ScoredKey[], vector: readonly ScoredKey[], lexicalWeight: number): Map<string, number> {
+export function convexFusion(
+  lexical: readonly ScoredKey[],
+  vector: readonly ScoredKey[],
+  options: { lexicalWeight: number; vectorFloor: number; vectorOnlyFloor: number },
+): Map<string, number> {
+  const { lexicalWeight, vectorFloor, vectorOnlyFloor } = options;
   const fused = new Map<string, number>();
   const add = (key: string, share: number): void => {
     if (share > 0) fused.set(key, (fused.get(key) ?? 0) + share);
@@ -46,11 +55,13 @@ export function convexFusion(lexical: readonly ScoredKey[], vector: readonly Sco
   const best = Math.max(0, ...lexical.map((h) => h.score));
   if (lexicalWeight > 0 && best > 0) for (const h of lexical) add(h.key, (lexicalWeight * h.score) / best);
   if (lexicalWeight < 1 && vector.length > 0) {
-    const scores = vector.map((h) => h.score);
-    const top = Math.max(...scores);
-    const bottom = Math.min(...scores);
-    // One candidate, or all alike: each gets the whole share rather than nothing.
-    for (const h of vector) add(h.key, (1 - lexicalWeight) * (top > bottom ? (h.score - bottom) / (top - bottom) : 1));
+    const top = Math.max(...vector.map((h) => h.score));
+    const lexicalKeys = new Set(lexical.map((h) => h.key));
+    for (const h of vector) {
+      if (h.score < vectorOnlyFloor && !lexicalKeys.has(h.key)) continue;
+      // The best candidate exactly at the floor still gets the whole share, not nothing.
+      add(h.key, (1 - lexicalWeight) * (top > vectorFloor ? (h.score - vectorFloor) / (top - vectorFloor) : 1));
+    }
   }
   return fused;
 }

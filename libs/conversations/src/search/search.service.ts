@@ -74,12 +74,13 @@ export class SearchService {
     }
 
     const depth = fusionDepth(limit);
+    const vectorFloor = Math.min(floor, HYBRID_VECTOR_FLOOR);
     // A query holding a secret is never sent to the embedder: the BM25 leg answers alone.
     const vectorLeg = async (): Promise<HitRow[] | undefined> => {
       const embedded = readsAsHigh(input.query) ? undefined : await this.embedder.embed([input.query]);
       const query = usableQueryVector(embedded);
       if (!query) return undefined;
-      return this.vectorSearch(scope, agent, input, { ...query, floor: Math.min(floor, HYBRID_VECTOR_FLOOR), limit: depth, excerptChars });
+      return this.vectorSearch(scope, agent, input, { ...query, floor: vectorFloor, limit: depth, excerptChars });
     };
     const [vector, lexical] = await Promise.all([vectorLeg(), this.lexicalSearch(scope, agent, input, terms, depth)]);
     if (!vector) return { hits: await this.lexicalHits(lexical.slice(0, limit), excerptChars), mode: 'lexical' };
@@ -88,7 +89,7 @@ export class SearchService {
     const fused = convexFusion(
       lexical.map((r) => ({ key: hitKey(r), score: r.score })),
       vector.map((r) => ({ key: hitKey(r), score: Number(r.score) })),
-      weight,
+      { lexicalWeight: weight, vectorFloor, vectorOnlyFloor: floor },
     );
     const vectorRows = new Map(vector.map((r) => [hitKey(r), r]));
     const lexicalRows = new Map(lexical.map((r) => [hitKey(r), r]));
