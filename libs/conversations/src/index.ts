@@ -29,6 +29,8 @@ export * from './compaction/compaction.service';
 export * from './compaction/remote-compaction';
 export * from './compaction/embedding-retirement';
 export * from './saved/bm25';
+export * from './lexical/tokenizer';
+export * from './lexical/porter-stemmer';
 export * from './saved/saved-messages.service';
 export * from './saved/saved-search.service';
 export * from './deletion/thread-delete.service';
