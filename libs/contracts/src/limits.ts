@@ -42,7 +42,7 @@ export const Defaults = {
   /** conversation.search's `search_mode` when the request names none (live setting conversation_search_default_mode). */
   searchMode: 'hybrid',
   /** The BM25 leg's share in hybrid search. */
-  searchLexicalWeight: 0.5,
+  searchLexicalWeight: 0.8,
   threadsWindowDays: 30,
   threadsLimit: 50,
   pageSize: 50,

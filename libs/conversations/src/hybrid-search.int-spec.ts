@@ -54,7 +54,8 @@ describe('Hybrid search [issue 10]', () => {
   it('CONV-SEARCH-11 [issue 10: whole text] lexical and hybrid find an identifier past the first 2,048 characters, with the excerpt around it', async () => {
     const content = 'background notes on the billing system. '.repeat(60) + ' The failing ticket is BILL-77123 and nothing else.';
     await append({ thread_id: 't', role: 'assistant', msg_id: 'long', content });
-    await append({ thread_id: 't', role: 'user', msg_id: 'other', content: 'an unrelated turn about lunch' });
+    // In another thread: a turn next to a hybrid hit would be a hit too (its neighbour's share).
+    await append({ thread_id: 'u', role: 'user', msg_id: 'other', content: 'an unrelated turn about lunch' });
     for (const mode of ['lexical', 'hybrid']) {
       const result = await search({ query: 'BILL-77123', search_mode: mode });
       expect(result.mode).toBe(mode);
@@ -181,8 +182,9 @@ describe('Hybrid search [issue 10]', () => {
 
   it('CONV-SEARCH-19 [issue 10: lexical_weight] weight 1 ranks as the BM25 leg alone, weight 0 as the vector leg alone', async () => {
     const words = ['zephyr', 'quokka', 'saffron', 'tundra', 'obelisk', 'marimba', 'glacier', 'pylon'];
+    // One turn per thread: no turn has a neighbour to share a score with, so only the legs rank.
     for (let i = 0; i < 24; i += 1) {
-      await append({ thread_id: `t${i % 3}`, role: 'user', msg_id: `m${i}`, content: `${words[i % 8]} ${words[(i * 3) % 8]} ${words[(i * 5 + 1) % 8]} note ${i}` });
+      await append({ thread_id: `t${i}`, role: 'user', msg_id: `m${i}`, content: `${words[i % 8]} ${words[(i * 3) % 8]} ${words[(i * 5 + 1) % 8]} note ${i}` });
     }
     await loom.admin.ok('settings.set', { key: 'conversation_search_min_similarity', value: 0 });
     try {
@@ -194,5 +196,54 @@ describe('Hybrid search [issue 10]', () => {
     } finally {
       await loom.admin.ok('settings.set', { key: 'conversation_search_min_similarity', value: 0.3 });
     }
+  });
+
+  it('[issue 10: stemming] lexical and hybrid find a turn by another inflection of its words, with the excerpt on the word', async () => {
+    await append({ thread_id: 't', role: 'assistant', msg_id: 'rotated', content: 'Yesterday we rotated the staging credentials and restarted the workers.' });
+    await append({ thread_id: 'u', role: 'user', msg_id: 'other', content: 'lunch plans for friday' });
+    for (const search_mode of ['lexical', 'hybrid']) {
+      const result = await search({ query: 'rotating credential', search_mode });
+      expect(msgIds(result.hits)[0]).toBe('rotated');
+      expect(result.hits[0]!.excerpt).toContain('rotated the staging credentials');
+    }
+    expect(msgIds((await search({ query: 'restarting worker', search_mode: 'lexical' })).hits)).toEqual(['rotated']);
+  });
+
+  it('[issue 10: neighbours] hybrid also returns the turn next to a strong hit in its thread, within the caller\'s filters; lexical does not', async () => {
+    await append({ thread_id: 't', role: 'user', msg_id: 'q', content: 'What did you paint last weekend?' });
+    await append({ thread_id: 't', role: 'assistant', msg_id: 'a', content: 'A sunset over the lake, with purple clouds.' });
+    await append({ thread_id: 't', role: 'user', msg_id: 'later', content: 'Lovely. Shall we talk about groceries?' });
+    await append({ thread_id: 'o', role: 'assistant', msg_id: 'elsewhere', content: 'Groceries are bought on mondays.' });
+    expect(msgIds((await search({ query: 'paint weekend', search_mode: 'lexical' })).hits)).toEqual(['q']);
+    const hybrid = await search({ query: 'paint weekend' });
+    expect(msgIds(hybrid.hits).slice(0, 2)).toEqual(['q', 'a']);
+    const answer = hybrid.hits[1]!;
+    expect(answer.excerpt).toBe('A sunset over the lake, with purple clouds.');
+    expect(answer.score).toBeGreaterThan(0);
+    expect(answer.score).toBeLessThan(hybrid.hits[0]!.score);
+    // A neighbour is one the search may return: the filters hold for it too.
+    expect(msgIds((await search({ query: 'paint weekend', role: 'user' })).hits)).not.toContain('a');
+    expect(msgIds((await search({ query: 'paint weekend', thread_id: 'o' })).hits)).not.toContain('a');
+  });
+
+  it('[issue 10: hybrid vector leg] the live similarity floor cuts vector search and turns only the vector leg found, not the vector share of a turn BM25 found', async () => {
+    // Both hold the query's one indexed word once in three terms: BM25 ties them (newest first).
+    await append({ thread_id: 'a', role: 'user', msg_id: 'near', content: 'rotation credentials weekly' });
+    await append({ thread_id: 'b', role: 'user', msg_id: 'far', content: 'rotation lunch weekly' });
+    // No query word as such: only the vector leg could find it.
+    await append({ thread_id: 'c', role: 'user', msg_id: 'vector-only', content: 'credentials checklist' });
+    await loom.admin.ok('settings.set', { key: 'conversation_search_min_similarity', value: 0.99 });
+    try {
+      const query = 'rotation credentialz';
+      expect(msgIds((await search({ query, search_mode: 'lexical' })).hits)).toEqual(['far', 'near']);
+      expect((await search({ query, search_mode: 'vector' })).hits).toEqual([]);
+      // The misspelt word's character n-grams lift the turn that holds it, far below the floor.
+      const hybrid = await search({ query });
+      expect(hybrid.mode).toBe('hybrid');
+      expect(msgIds(hybrid.hits)).toEqual(['near', 'far']);
+    } finally {
+      await loom.admin.ok('settings.set', { key: 'conversation_search_min_similarity', value: 0.3 });
+    }
+    expect(msgIds((await search({ query: 'rotation credentialz' })).hits)).toContain('vector-only');
   });
 });

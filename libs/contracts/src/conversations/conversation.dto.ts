@@ -270,7 +270,8 @@ export interface DeleteThreadResponse {
 // ---- conversation.search -------------------------------------------------------------------
 
 /**
- * `hybrid` fuses the vector and BM25 legs by reciprocal rank; `vector` is cosine ranking alone
+ * `hybrid` fuses the vector and BM25 legs by their scaled scores (and gives the turns next to the
+ * best hits a share); `vector` is cosine ranking alone
  * (with the substring fallback); `lexical` is BM25 alone. The default is the live setting
  * `conversation_search_default_mode`.
  */
@@ -282,7 +283,7 @@ export class SearchTurnsRequest extends AgentScopedRequest {
   @IsString() @MinLength(1) @MaxLength(Limits.maxQueryChars, { message: `query must be at most ${Limits.maxQueryChars} characters` }) query!: string;
   @Optional() @IsIn(SearchModes, { message: (args) => `search_mode ${JSON.stringify(args.value)} is not one of ${SearchModes.join(', ')}` })
   search_mode?: SearchMode;
-  /** The BM25 leg's share in hybrid mode, 0-1 (default 0.5), as in saved-message search. */
+  /** The BM25 leg's share in hybrid mode, 0-1 (default 0.8); 0 ranks by the vector leg alone, 1 by BM25 alone. */
   @Optional() @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'lexical_weight must be a number from 0 to 1' })
   @Min(0, { message: 'lexical_weight must be from 0 to 1' })
   @Max(1, { message: 'lexical_weight must be from 0 to 1' })

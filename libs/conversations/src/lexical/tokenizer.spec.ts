@@ -29,10 +29,23 @@ describe('lexical tokenizer [issue 10: tokens serve code]', () => {
 
   it('CONV-SEARCH-LEX-05 term frequencies count repeats, and the first match points at the compound', () => {
     const { tf, length } = termFrequencies('retry retry backoff');
-    expect(tf.get('retry')).toBe(2);
+    expect(tf.get('retri')).toBe(2);
     expect(length).toBe(3);
     const text = 'aaa bbb then parseJsonBody failed';
     expect(firstMatch(text, ['json'])).toBe(text.indexOf('parseJsonBody'));
     expect(firstMatch(text, ['zzz'])).toBeUndefined();
+  });
+
+  it('[issue 10: stemming] the index holds English words by their Porter stem; a query asks for the stem and the word as typed', () => {
+    expect([...termFrequencies('we rotated the credentials when connecting').tf.keys()]).toEqual(['rotat', 'credenti', 'connect']);
+    expect(queryTerms('rotating credential')).toEqual(['rotat', 'rotating', 'credenti', 'credential']);
+    // Identifiers, numbers and other scripts are held as written.
+    expect(queryTerms('ERR_CONNECTION_REFUSED')).toEqual(['err_connection_refused', 'err', 'connect', 'connection', 'refus', 'refused']);
+    expect(queryTerms('Überprüfungen 4096')).toEqual(['überprüfungen', '4096']);
+    // An excerpt points at the word as written before a word that only shares its stem.
+    const text = 'the billing notes say BILL-77123 failed';
+    expect(firstMatch(text, ['bill-77123', 'bill'])).toBe(text.indexOf('BILL'));
+    expect(firstMatch(text, ['bill'])).toBe(text.indexOf('BILL'));
+    expect(firstMatch('billing only', ['bill'])).toBe(0);
   });
 });

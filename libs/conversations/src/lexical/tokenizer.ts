@@ -7,8 +7,13 @@
  *   by each dotted/path/dash segment, and each segment by its camelCase and snake_case parts;
  * - matching is case-insensitive and takes any Unicode letter or digit;
  * - common English words are dropped on both sides, so a query of only such words (or of only
- *   punctuation) has no terms and finds nothing.
+ *   punctuation) has no terms and finds nothing;
+ * - the index holds each English word by its Porter stem ("rotated" and "rotating" are both
+ *   `rotat`); a query asks for the stem and the word as typed, so rows indexed before stemming
+ *   (which hold words as typed) are still found until they are re-indexed.
  */
+
+import { porterStem } from './porter-stemmer';
 
 /** Letters, digits and `_`, joined by `.`, `-`, `/`, `\` or `:` into one compound. */
 const COMPOUND = /[\p{L}\p{N}_]+(?:[./\\:-][\p{L}\p{N}_]+)*/gu;
@@ -66,24 +71,33 @@ export function tokenize(text: string): string[] {
   return tokenMatches(text).map((m) => m.term);
 }
 
-/** The distinct terms of a query, in order of first appearance. */
+/** The term the index stores for a token: English words by their stem, anything else as it is. */
+export const indexTerm = porterStem;
+
+/** The distinct terms of a query, in order of first appearance: each token's stem, then the token as typed when it differs. */
 export function queryTerms(query: string): string[] {
-  return [...new Set(tokenize(query))];
+  return [...new Set(tokenize(query).flatMap((t) => [indexTerm(t), t]))];
 }
 
-/** Term frequencies and document length of one text, as the index stores them. */
+/** Term frequencies (by stem) and document length of one text, as the index stores them. */
 export function termFrequencies(text: string): { tf: Map<string, number>; length: number } {
   const tf = new Map<string, number>();
   let length = 0;
-  for (const term of tokenize(text)) {
+  for (const token of tokenize(text)) {
+    const term = indexTerm(token);
     tf.set(term, (tf.get(term) ?? 0) + 1);
     length += 1;
   }
   return { tf, length };
 }
 
-/** UTF-16 index of the first place `text` holds one of `terms`, or undefined. */
+/**
+ * UTF-16 index of the first place `text` holds one of `terms` as written, or failing that by
+ * stem ("billing" for `bill`); undefined when it holds neither. Written first: an excerpt for
+ * `BILL-77123` shows the ticket, not the first "billing" of the text.
+ */
 export function firstMatch(text: string, terms: readonly string[]): number | undefined {
   const wanted = new Set(terms);
-  return tokenMatches(text).find((m) => wanted.has(m.term))?.at;
+  const matches = tokenMatches(text);
+  return (matches.find((m) => wanted.has(m.term)) ?? matches.find((m) => wanted.has(indexTerm(m.term))))?.at;
 }

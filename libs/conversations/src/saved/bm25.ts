@@ -1,4 +1,4 @@
-import { queryTerms, tokenMatches } from '../lexical/tokenizer';
+import { indexTerm, queryTerms, tokenMatches } from '../lexical/tokenizer';
 
 /**
  * BM25 in this process over a corpus given in full, computed per query (memory search uses it;
@@ -31,7 +31,8 @@ export function bm25(docs: readonly Bm25Doc[], query: string): Bm25Hit[] {
     const counts = new Map<string, number>();
     let length = 0;
     let firstMatch = -1;
-    for (const { term, at } of tokenMatches(doc.text)) {
+    for (const { term: token, at } of tokenMatches(doc.text)) {
+      const term = indexTerm(token);
       length += 1;
       if (!wanted.has(term)) continue;
       counts.set(term, (counts.get(term) ?? 0) + 1);

@@ -8,9 +8,11 @@ import { bm25ScoringStatement } from '../lexical/bm25-scoring-statement';
 import { Bm25Statistics, type Bm25Parameters } from '../lexical/bm25-statistics';
 import { retentionCondition } from '../lexical/retention-condition';
 import { firstMatch, queryTerms } from '../lexical/tokenizer';
-import { centredExcerpt, reciprocalRankFusion } from '../saved/bm25';
+import { centredExcerpt } from '../saved/bm25';
 import type { LiveSettingsService } from '../settings/live-settings.service';
 import { firstChars } from '../text';
+import { neighbourStatement } from './neighbour-statement';
+import { convexFusion, fusionDepth, HYBRID_VECTOR_FLOOR, NEIGHBOUR_SOURCES, withNeighbours } from './score-fusion';
 import { candidatesFor, exactCandidatesStatement, latestLive, needsMoreCandidates, quantize, rankExact, vectorCandidatesStatement, type CandidateRow } from './vector-ranking';
 
 /** A hit as read: a vector candidate, or a substring match (which has no score). */
@@ -33,14 +35,17 @@ export type NamespaceSet = { all: true } | { all: false; namespaces: string[] };
 /** How long unchanged BM25 statistics serve by default: the retention TTL expires turns without a write. */
 export const DEFAULT_STATS_MAX_AGE_MS = 60_000;
 
-/** BM25's usual constants (as in saved-message search). */
+/**
+ * BM25's k1 as usual; b below the usual 0.75, because a turn is short and a long one is often
+ * long for a reason (a full answer): measured with `npm run eval`, 0.5 ranked better on both sets.
+ */
 const K1 = 1.2;
-const B = 0.75;
+const B = 0.5;
 
-/** How deep each leg of a hybrid search ranks before fusion. */
-export function fusionDepth(limit: number): number {
-  return Math.min(200, Math.max(2 * limit, 20));
-}
+export { fusionDepth } from './score-fusion';
+
+/** A neighbour of a hit (neighbour-statement.ts): its columns and the turns on either side. */
+type NeighbourRow = HitRow & { prev_id: string; next_id: string };
 
 const hitKey = (row: { namespace: string; thread_id: string; msg_id: string }): string => JSON.stringify([row.namespace, row.thread_id, row.msg_id]);
 
@@ -51,8 +56,10 @@ const hitKey = (row: { namespace: string; thread_id: string; msg_id: string }): 
  *   embedder cannot answer, a case-insensitive substring match over the same kinds of turn.
  * - `lexical`: BM25 over the postings the write path keeps (the whole text of every turn that
  *   has an embedding row), inside the engine.
- * - `hybrid`: both legs fused by reciprocal rank, `lexical_weight` scaling the BM25 leg; when
- *   the embedder cannot answer, the BM25 leg alone (mode `lexical`).
+ * - `hybrid`: both legs fused by their scores (score-fusion.ts), `lexical_weight` scaling the
+ *   BM25 leg, the vector leg without the live floor; then the turns next to the best hits in
+ *   their threads take a share of their scores. When the embedder cannot answer, the BM25 leg
+ *   alone (mode `lexical`).
  * High turns have no embedding row (so no postings either) and are excluded from the fallback
  * by their flag. A query that reads as high never reaches the embedder.
  */
@@ -88,35 +95,74 @@ export class SearchService {
     }
 
     const depth = fusionDepth(limit);
+    const vectorFloor = Math.min(floor, HYBRID_VECTOR_FLOOR);
     // A query holding a secret is never sent to the embedder: the BM25 leg answers alone.
     const vectorLeg = async (): Promise<HitRow[] | undefined> => {
       const embedded = readsAsHigh(input.query) ? undefined : await this.embedder.embed([input.query]);
       const query = usableQueryVector(embedded);
       if (!query) return undefined;
-      return this.vectorSearch(scope, agent, input, { ...query, floor, limit: depth, excerptChars });
+      return this.vectorSearch(scope, agent, input, { ...query, floor: vectorFloor, limit: depth, excerptChars });
     };
     const [vector, lexical] = await Promise.all([vectorLeg(), this.lexicalSearch(scope, agent, input, terms, depth)]);
     if (!vector) return { hits: await this.lexicalHits(lexical.slice(0, limit), excerptChars), mode: 'lexical' };
 
     const weight = input.lexical_weight ?? Defaults.searchLexicalWeight;
-    const fused = reciprocalRankFusion([
-      { keys: vector.map(hitKey), weight: 1 - weight },
-      { keys: lexical.map(hitKey), weight },
-    ]);
+    const fused = convexFusion(
+      lexical.map((r) => ({ key: hitKey(r), score: r.score })),
+      vector.map((r) => ({ key: hitKey(r), score: Number(r.score) })),
+      { lexicalWeight: weight, vectorFloor, vectorOnlyFloor: floor },
+    );
     const vectorRows = new Map(vector.map((r) => [hitKey(r), r]));
     const lexicalRows = new Map(lexical.map((r) => [hitKey(r), r]));
-    const ranked = [...fused]
-      .map(([key, score]) => ({ key, score, row: (vectorRows.get(key) ?? lexicalRows.get(key))! }))
+    const rowOf = new Map<string, HitRow>([...lexical.map((r): [string, HitRow] => [hitKey(r), { ...r, excerpt: '' }]), ...vectorRows]);
+    const neighbours = await this.neighbours(scope, agent, input, [...fused].sort((a, b) => b[1] - a[1]).slice(0, NEIGHBOUR_SOURCES).map(([key]) => rowOf.get(key)!), excerptChars);
+    for (const [key, row] of neighbours.rows) if (!rowOf.has(key)) rowOf.set(key, row);
+    const ranked = [...withNeighbours(fused, neighbours.of)]
+      .flatMap(([key, score]) => {
+        const row = rowOf.get(key);
+        return row ? [{ key, score, row }] : [];
+      })
       .sort((a, b) => b.score - a.score || (a.row.ts < b.row.ts ? 1 : a.row.ts > b.row.ts ? -1 : 0))
       .slice(0, limit);
     // A hit the BM25 leg found shows the text around its first matched term; any other, the turn's start.
     const texts = await this.fullTexts(ranked.map((r) => lexicalRows.get(r.key)).filter((r): r is LexicalRow => r !== undefined));
     const hits = ranked.map(({ key, score, row }) => {
       const lexicalRow = lexicalRows.get(key);
-      const excerpt = lexicalRow ? matchExcerpt(texts.get(key), lexicalRow.matched, excerptChars) ?? vectorRows.get(key)?.excerpt ?? '' : (row as HitRow).excerpt;
+      const excerpt = lexicalRow ? matchExcerpt(texts.get(key), lexicalRow.matched, excerptChars) ?? vectorRows.get(key)?.excerpt ?? '' : row.excerpt;
       return toHit({ ...row, excerpt, score });
     });
     return { hits, mode };
+  }
+
+  /** The turns on either side of each hit in its thread, among those the search may return (neighbour-statement.ts). */
+  private async neighbours(
+    scope: NamespaceSet,
+    agent: string,
+    input: SearchTurnsRequest,
+    hits: ReadonlyArray<HitRow>,
+    chars: number,
+  ): Promise<{ rows: Map<string, HitRow>; of: Map<string, string[]> }> {
+    const rows = new Map<string, HitRow>();
+    const of = new Map<string, string[]>();
+    if (hits.length === 0) return { rows, of };
+    const params: Record<string, unknown> = {
+      hit_namespaces: [...new Set(hits.map((h) => h.namespace))],
+      hit_threads: [...new Set(hits.map((h) => h.thread_id))],
+      hit_ids: [...new Set(hits.map((h) => h.msg_id))],
+      chars,
+    };
+    const found = await this.storage.query<NeighbourRow>(neighbourStatement(this.storage.tables.conversationEmbeddings, this.filters(scope, agent, input, params)), params);
+    const isHit = new Set(hits.map(hitKey));
+    for (const { prev_id, next_id, ...row } of found) {
+      const key = hitKey(row);
+      for (const side of [prev_id, next_id]) {
+        const hit = hitKey({ namespace: row.namespace, thread_id: row.thread_id, msg_id: side });
+        if (!isHit.has(hit)) continue;
+        rows.set(key, row);
+        of.set(hit, [...(of.get(hit) ?? []), key]);
+      }
+    }
+    return { rows, of };
   }
 
   /** The spec's vector search, unchanged: cosine ranking, or the substring fallback. */
