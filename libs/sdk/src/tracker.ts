@@ -5,7 +5,7 @@ import type {
   TrackerMapping,
   TrackerSourceRegisterResponse,
   TrackerStatusResponse,
-} from '@loom/contracts';
+} from './wire.generated';
 import { OpsClient, type ClientOptions } from './client';
 
 /**
