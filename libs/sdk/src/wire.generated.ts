@@ -103,7 +103,7 @@ export interface ListThreadsRequest {
 export interface SearchTurnsRequest {
   query: string;
   search_mode?: 'hybrid' | 'vector' | 'lexical';
-  /** The BM25 leg's share in hybrid mode, 0-1 (default 0.5), as in saved-message search. */
+  /** The BM25 leg's share in hybrid mode, 0-1 (default 0.8); 0 ranks by the vector leg alone, 1 by BM25 alone. */
   lexical_weight?: number;
   thread_id?: string;
   run_id?: string;

@@ -5275,7 +5275,7 @@ export const WireSchemas: WireSchemaSet = {
           }
         },
         "lexical_weight": {
-          "description": "The BM25 leg's share in hybrid mode, 0-1 (default 0.5), as in saved-message search.",
+          "description": "The BM25 leg's share in hybrid mode, 0-1 (default 0.8); 0 ranks by the vector leg alone, 1 by BM25 alone.",
           "schema": {
             "type": "number"
           }
