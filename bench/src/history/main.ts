@@ -222,7 +222,7 @@ function render(f: Figures): string {
   if (f.lineAgreement) lines.push(`| line history agrees with git log -L | ${f.lineAgreement.agree}/${f.lineAgreement.n} (${f.lineAgreement.rate}) | reported |`);
   if (f.duplicates) lines.push(`| pre-PR duplicate check, repeated dependency bumps (n=${f.duplicates.n}) | earlier bump ranked first ${f.duplicates.hitAt1}, in top 5 ${f.duplicates.hitAt5}, MRR ${f.duplicates.mrr} | reported |`);
   if (f.bisect) {
-    lines.push(`| bisect, reverted fix from its description alone (n=${f.bisect.description.n}, ${f.bisect.description.candidates} commits in range on average) | first ${f.bisect.description.hitAt1}, top 5 ${f.bisect.description.hitAt5}, MRR ${f.bisect.description.mrr} | reported |`);
+    lines.push(`| bisect, reverted fix from its description alone (n=${f.bisect.description.n}, ${f.bisect.description.candidates} commits on average from the fix, good, to bad) | first ${f.bisect.description.hitAt1}, top 5 ${f.bisect.description.hitAt5}, MRR ${f.bisect.description.mrr} | reported |`);
     lines.push(`| bisect, with the fix's directories as suspected paths (n=${f.bisect.withPaths.n}) | first ${f.bisect.withPaths.hitAt1}, top 5 ${f.bisect.withPaths.hitAt5}, MRR ${f.bisect.withPaths.mrr} | reported |`);
   }
   if (f.lineAgreement) lines.push('', `Line agreement: ${f.lineAgreement.note}.`);

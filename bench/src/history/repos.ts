@@ -80,7 +80,8 @@ const CODE_ONLY = ['.', ':!*.md', ':!*.json', ':!*.yml', ':!*.yaml', ':!*.lock']
  * after each of `wanted` fixes the fix's code changes are reverted, with a neutral message
  * ("Update <dir>") as a regression would have: it does not say what it breaks. A later replayed
  * commit that conflicts with a revert keeps its own version of the conflicting files (so the
- * regression ends there); each regression's range stops before that.
+ * regression ends there); each regression's range starts at the fix (good: the bug is absent)
+ * and stops before that.
  */
 export function reintroduceRegressions(repo: string, window: number, wanted: number, seed = 11): ReintroducedRegression[] {
   const mainline = git(repo, ['rev-list', '--first-parent', '--reverse', 'HEAD']).trim().split('\n');
@@ -98,6 +99,9 @@ export function reintroduceRegressions(repo: string, window: number, wanted: num
   }
   git(repo, ['checkout', '-q', '-B', 'regressions', mainline[0] as string]);
   const replayed: string[] = [mainline[0] as string];
+  // Where each mainline commit landed in the replay: a regression's range starts at its fix (the
+  // bug is absent there), as a bisect's good commit would.
+  const replayedAt = new Map<string, number>([[mainline[0] as string, 0]]);
   const conflicts: Set<string>[] = [new Set()];
   const made: { fix: (typeof picks)[number]; files: string[]; index: number; culprit: string }[] = [];
   for (let i = 1; i < mainline.length; i++) {
@@ -113,6 +117,7 @@ export function reintroduceRegressions(repo: string, window: number, wanted: num
       git(repo, ['commit', '-q', '--allow-empty', '-C', sha]);
     }
     replayed.push(git(repo, ['rev-parse', 'HEAD']).trim());
+    replayedAt.set(sha, replayed.length - 1);
     conflicts.push(conflicted);
     for (const fix of plan.get(i) ?? []) {
       if (made.length >= wanted) break;
@@ -141,7 +146,7 @@ export function reintroduceRegressions(repo: string, window: number, wanted: num
         break;
       }
     }
-    const start = Math.max(0, end - window);
+    const start = Math.max(replayedAt.get(m.fix.sha) ?? 0, end - window);
     return { fix: { sha: m.fix.sha, subject: m.fix.subject, files: m.files }, culprit: m.culprit, good: replayed[start] as string, bad: replayed[end] as string };
   });
 }
