@@ -1,37 +1,14 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { LlmProvider } from '@loom/providers';
-import { flushTracing, loadConfigSections, PinoNestLogger, type Logger, type LoomConfig, type LoomMetrics } from '@loom/platform';
+import { AllConfigSections, flushTracing, loadConfigSections, PinoNestLogger, type Logger, type LoomConfig, type LoomMetrics } from '@loom/platform';
 import { GatewayModule } from './gateway.module';
 import { createGatewayRuntime, type GatewayRuntime } from './gateway.runtime';
 
 /** The variables the gateway reads: all but the embedder's (it embeds through the embedders). */
-export const GatewaySections = [
-  'host',
-  'port',
-  'dataDir',
-  'clickhouse',
-  'natsUrl',
-  'embedRequestTimeoutMs',
-  'conversation',
-  'llm',
-  'retention',
-  'mcp',
-  'memoryExtraction',
-  'erasure',
-  'compaction',
-  'briefCondenser',
-  'modelPrices',
-  'briefs',
-  'titler',
-  'bootstrapAdminToken',
-  'logLevel',
-  'traces',
-  'append',
-  'tracker',
-  'code',
-] as const satisfies readonly (keyof LoomConfig)[];
-export type GatewayConfig = Pick<LoomConfig, (typeof GatewaySections)[number]>;
+type EmbedderOnly = 'embeddings' | 'embedder';
+export const GatewaySections = AllConfigSections.filter((s): s is Exclude<(typeof AllConfigSections)[number], EmbedderOnly> => s !== 'embeddings' && s !== 'embedder');
+export type GatewayConfig = Pick<LoomConfig, Exclude<(typeof AllConfigSections)[number], EmbedderOnly>>;
 
 export function loadGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
   return loadConfigSections(GatewaySections, env);
