@@ -1,6 +1,6 @@
 import { execSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestLoom } from '@loom/testing/fuzz';
 import { progress } from '../util/log';
@@ -28,11 +28,15 @@ export async function runTrackerEval(): Promise<void> {
   const dataDir = mkdtempSync(join(process.env['BENCH_DATA_DIR'] ?? tmpdir(), 'loom-eval-tracker-'));
   const loom = await startTestLoom({ withEmbedder: false, env: { LOOM_DATA_DIR: dataDir, LOOM_TRACKER_ORG: 'ClickHouse', LOOM_LOG_LEVEL: 'warn' } });
   try {
+    const before = loadavg();
     const figures = await evaluateTracker(loom, set, 'eval-tracker');
-    const markdown = renderTrackerMarkdown(figures, { stamp, commit: commit(), set: 'bench/src/eval/tracker-set.json' });
+    const after = loadavg();
+    // Figures of a shared machine: the load says how much the timing can be trusted.
+    const load = `${before.map((x) => x.toFixed(1)).join('/')} before, ${after.map((x) => x.toFixed(1)).join('/')} after`;
+    const markdown = renderTrackerMarkdown(figures, { stamp, commit: commit(), set: 'bench/src/eval/tracker-set.json', load });
     mkdirSync(RESULTS_DIR, { recursive: true });
     const base = join(RESULTS_DIR, `eval-tracker-${stamp}`);
-    writeFileSync(`${base}.json`, JSON.stringify({ stamp, commit: commit(), figures }, null, 2) + '\n');
+    writeFileSync(`${base}.json`, JSON.stringify({ stamp, commit: commit(), load, figures }, null, 2) + '\n');
     writeFileSync(`${base}.md`, markdown);
     progress(`results: ${base}.json, ${base}.md`);
     process.stdout.write('\n' + markdown + '\n');
