@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { DefaultRankerOptions, rankDuplicates, type RankerOptions } from '@loom/tracker';
 import { loadTrackerSet, openedTimes, type TrackerSet } from './tracker-eval';
 
@@ -5,7 +6,7 @@ import { loadTrackerSet, openedTimes, type TrackerSet } from './tracker-eval';
  * The ranker on the tracker set in process, without the HTTP plane: the same candidate pool the
  * service reads (every issue of the set opened before the one asked about) and the same ranker, so
  * a ranker change can be tried in a second. The figures that count come from `npm run eval -- --tracker`.
- * `node dist/bench/src/eval/tracker-lab.js [threshold]`.
+ * `node dist/bench/src/eval/tracker-lab.js [threshold] [set file, e.g. tracker-set-rust.json]`.
  */
 export interface LabFigures {
   pairs: number;
@@ -48,5 +49,6 @@ export function lab(set: TrackerSet, options: RankerOptions, threshold: number, 
 
 if (require.main === module) {
   const threshold = Number(process.argv[2] ?? 0.5);
-  process.stdout.write(JSON.stringify(lab(loadTrackerSet(), DefaultRankerOptions, threshold), null, 1) + '\n');
+  const file = process.argv[3] ?? 'tracker-set.json';
+  process.stdout.write(JSON.stringify(lab(loadTrackerSet(join(__dirname, file)), DefaultRankerOptions, threshold), null, 1) + '\n');
 }
