@@ -1,4 +1,4 @@
-import { calibrate, openedTimes, splitFigures, wilson, type TrackerSet } from './tracker-eval';
+import { calibrate, openedTimes, renderTrackerSummary, setRepository, splitFigures, wilson, type TrackerFigures, type TrackerSet } from './tracker-eval';
 
 describe('tracker eval helpers [TRACKER-04]', () => {
   it('calibrate: the lowest threshold that flags at most the allowed share of top scores', () => {
@@ -35,5 +35,26 @@ describe('tracker eval helpers [TRACKER-04]', () => {
       { name: 'held-out', pairs: 1, rankedFirst: 0, unlinked: 1, falsePositives: 1, topUnlinkedScore: 0.7 },
     ]);
     expect(splitFigures({ ...set, held_out: undefined }, first, top)).toEqual([]);
+  });
+});
+
+describe('tracker eval summary [TRACKER-04]', () => {
+  const figures = (first: number, n: number, fp: number, u: number) =>
+    ({ duplicates: { rankedFirst: first, n, inTop5: n, sameIssueFirst: first, rate: first / n }, unlinked: { falsePositives: fp, n: u }, splits: [{ name: 'held-out', pairs: n, rankedFirst: first, unlinked: u, falsePositives: fp, topUnlinkedScore: 0 }] }) as unknown as TrackerFigures;
+
+  it('names the repository from the issue URL base', () => {
+    expect(setRepository({ source: 'https://github.com/ClickHouse/ClickHouse/issues' })).toBe('ClickHouse/ClickHouse');
+    expect(setRepository({ source: 'https://github.com/rust-lang/rust/issues/' })).toBe('rust-lang/rust');
+  });
+
+  it('gives each repository its own row and pools them in an all-repositories row', () => {
+    const md = renderTrackerSummary([
+      { repository: 'a/a', figures: figures(3, 4, 0, 100) },
+      { repository: 'b/b', figures: figures(1, 2, 1, 10) },
+    ]);
+    expect(md).toContain('| a/a | 3 of 4 (0.750;');
+    expect(md).toContain('| b/b | 1 of 2 (0.500;');
+    expect(md).toContain('| all repositories | 4 of 6 (0.667;');
+    expect(md).toContain('1 of 110 (0.9 per 100;');
   });
 });

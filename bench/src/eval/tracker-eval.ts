@@ -154,9 +154,9 @@ export async function evaluateTracker(loom: TestLoom, set: TrackerSet, namespace
       const rank = answer.candidates.findIndex((c) => c.id === pair.duplicate_of);
       firstByIssue.set(pair.issue, rank === 0);
       if (rank === 0) rankedFirst += 1;
+      else misses.push({ issue: pair.issue, expected: pair.duplicate_of, got: answer.candidates[0]?.id ?? null, rank: rank < 0 ? null : rank + 1, top: answer.candidates.slice(0, 5).map((c) => `${c.id}:${c.score}`) });
       const first = answer.candidates[0]?.id;
       if (first !== undefined && root(first) === root(pair.duplicate_of)) sameIssueFirst += 1;
-      else misses.push({ issue: pair.issue, expected: pair.duplicate_of, got: answer.candidates[0]?.id ?? null, rank: rank < 0 ? null : rank + 1, top: answer.candidates.slice(0, 5).map((c) => `${c.id}:${c.score}`) });
       if (rank >= 0) reciprocal += 1 / (rank + 1);
       if (rank >= 0 && rank < 5) inTop5 += 1;
       if (rank >= 0 && answer.candidates[rank]!.duplicate) flaggedTrue += 1;
