@@ -1,4 +1,4 @@
-import { calibrate, openedTimes } from './tracker-eval';
+import { calibrate, openedTimes, renderTrackerSummary, setRepository, splitFigures, wilson, type TrackerFigures, type TrackerSet } from './tracker-eval';
 
 describe('tracker eval helpers [TRACKER-04]', () => {
   it('calibrate: the lowest threshold that flags at most the allowed share of top scores', () => {
@@ -16,5 +16,45 @@ describe('tracker eval helpers [TRACKER-04]', () => {
     expect(times.get(10)!.slice(0, 10)).toBe('2024-01-01');
     expect(times.get(20)!.slice(0, 10)).toBe('2024-01-11');
     expect(times.get(10)! < times.get(20)! && times.get(20)! < times.get(30)!).toBe(true);
+  });
+
+  it('wilson: the 95% interval of a small-sample rate is wide, and narrows with n', () => {
+    const [lo, hi] = wilson(7, 8);
+    expect(lo).toBeCloseTo(0.529, 2);
+    expect(hi).toBeCloseTo(0.978, 2);
+    expect(wilson(0, 125)[1]).toBeCloseTo(0.0298, 3);
+    expect(wilson(0, 0)).toEqual([0, 1]);
+  });
+
+  it('split figures: each split counts only its own pairs and unlinked issues', () => {
+    const set = { pairs: [{ issue: '3', duplicate_of: '1' }, { issue: '4', duplicate_of: '2' }], unlinked: ['5', '6'], held_out: { about: '', pairs: ['4'], unlinked: ['6'] } } as unknown as TrackerSet;
+    const first = new Map([['3', true], ['4', false]]);
+    const top = new Map([['5', { score: 0.2, flagged: false }], ['6', { score: 0.7, flagged: true }]]);
+    expect(splitFigures(set, first, top)).toEqual([
+      { name: 'tuning', pairs: 1, rankedFirst: 1, unlinked: 1, falsePositives: 0, topUnlinkedScore: 0.2 },
+      { name: 'held-out', pairs: 1, rankedFirst: 0, unlinked: 1, falsePositives: 1, topUnlinkedScore: 0.7 },
+    ]);
+    expect(splitFigures({ ...set, held_out: undefined }, first, top)).toEqual([]);
+  });
+});
+
+describe('tracker eval summary [TRACKER-04]', () => {
+  const figures = (first: number, n: number, fp: number, u: number) =>
+    ({ duplicates: { rankedFirst: first, n, inTop5: n, sameIssueFirst: first, rate: first / n }, unlinked: { falsePositives: fp, n: u }, splits: [{ name: 'held-out', pairs: n, rankedFirst: first, unlinked: u, falsePositives: fp, topUnlinkedScore: 0 }] }) as unknown as TrackerFigures;
+
+  it('names the repository from the issue URL base', () => {
+    expect(setRepository({ source: 'https://github.com/ClickHouse/ClickHouse/issues' })).toBe('ClickHouse/ClickHouse');
+    expect(setRepository({ source: 'https://github.com/rust-lang/rust/issues/' })).toBe('rust-lang/rust');
+  });
+
+  it('gives each repository its own row and pools them in an all-repositories row', () => {
+    const md = renderTrackerSummary([
+      { repository: 'a/a', figures: figures(3, 4, 0, 100) },
+      { repository: 'b/b', figures: figures(1, 2, 1, 10) },
+    ]);
+    expect(md).toContain('| a/a | 3 of 4 (0.750;');
+    expect(md).toContain('| b/b | 1 of 2 (0.500;');
+    expect(md).toContain('| all repositories | 4 of 6 (0.667;');
+    expect(md).toContain('1 of 110 (0.9 per 100;');
   });
 });

@@ -1,40 +1,78 @@
+import { join } from 'node:path';
 import { startTestLoom, uniqueNamespace, type TestLoom } from '../../../libs/testing/src';
-import { evaluateTracker, loadTrackerSet, TrackerTargets, type TrackerFigures } from './tracker-eval';
+import { evaluateTracker, loadTrackerSet, TrackerTargets, type TrackerFigures, type TrackerSet } from './tracker-eval';
 
 /**
- * TRACKER-04 regression: the committed set of public ClickHouse issues (bench/src/eval/tracker-set.json,
- * in the repository so a fresh clone runs it) through tracker.duplicate_check on the embedded default.
+ * TRACKER-04 regression: the committed sets of public issues (bench/src/eval/tracker-set.json for
+ * ClickHouse, tracker-set-rust.json for rust-lang/rust; in the repository so a fresh clone runs
+ * them) through tracker.duplicate_check on the embedded default, one namespace per repository.
  */
-describe('Tracker duplicate check on public ClickHouse issues [TRACKER-04]', () => {
+describe('Tracker duplicate check on public issue sets [TRACKER-04]', () => {
   let loom: TestLoom;
-  let figures: TrackerFigures;
-  const set = loadTrackerSet();
+  let clickhouse: TrackerFigures;
+  let rust: TrackerFigures;
+  const sets = { clickhouse: loadTrackerSet(), rust: loadTrackerSet(join(__dirname, 'tracker-set-rust.json')) };
 
   beforeAll(async () => {
     loom = await startTestLoom({ withEmbedder: false, env: { LOOM_TRACKER_ORG: 'ClickHouse' } });
-    figures = await evaluateTracker(loom, set, uniqueNamespace());
+    clickhouse = await evaluateTracker(loom, sets.clickhouse, uniqueNamespace());
+    rust = await evaluateTracker(loom, sets.rust, uniqueNamespace());
   }, 120_000);
   afterAll(async () => loom.close());
 
-  it('TRACKER-04: the set is real and whole: every pair and unlinked issue is in it, with its public URL', () => {
+  const whole = (set: TrackerSet, figures: () => TrackerFigures) => () => {
     const numbers = new Set(set.issues.map((i) => String(i.number)));
     for (const p of set.pairs) expect([p.issue, numbers.has(p.issue), numbers.has(p.duplicate_of), Number(p.duplicate_of) < Number(p.issue)]).toEqual([p.issue, true, true, true]);
     for (const u of set.unlinked) expect(numbers.has(u)).toBe(true);
-    for (const i of set.issues) expect(i.url).toBe(`https://github.com/ClickHouse/ClickHouse/issues/${i.number}`);
-    expect(figures.duplicates.n).toBe(set.pairs.length);
-    expect(figures.unlinked.n).toBe(set.unlinked.length);
+    // The held-out split names only pairs and unlinked issues of the set, and no issue is both.
+    const pairIssues = new Set(set.pairs.map((p) => p.issue));
+    for (const p of set.held_out?.pairs ?? []) expect([p, pairIssues.has(p)]).toEqual([p, true]);
+    for (const u of set.held_out?.unlinked ?? []) expect([u, set.unlinked.includes(u)]).toEqual([u, true]);
+    const linked = new Set(set.pairs.flatMap((p) => [p.issue, p.duplicate_of]));
+    for (const u of set.unlinked) expect([u, linked.has(u)]).toEqual([u, false]);
+    for (const i of set.issues) expect(i.url).toBe(`${set.source.replace(/\/$/, '')}/${i.number}`);
+    expect(figures().duplicates.n).toBe(set.pairs.length);
+    expect(figures().unlinked.n).toBe(set.unlinked.length);
+  };
+
+  it('TRACKER-04: the ClickHouse set is real and whole: every pair and unlinked issue is in it, with its public URL', whole(sets.clickhouse, () => clickhouse));
+  it('TRACKER-04: the rust-lang/rust set is real and whole too', whole(sets.rust, () => rust));
+
+  // The floors are the figures measured on these sets (bench/results/eval-tracker-2026-12-01T21-*.md,
+  // load ~15-20 on 2 cores): ClickHouse 11 of 15 ranked first (0.733, interval 0.48-0.89: below the
+  // spec's 0.875), 14 of 15 in the top 5, and 14 of 15 with the recorded issue or another recorded
+  // duplicate of it first (three of the four misses rank an earlier report of the same bug first;
+  // the fourth, #62742, shares no words with its older issue but "logical error"); 0 of 143
+  // unlinked issues called duplicates (highest unlinked score 0.4976 against the 0.5 threshold).
+  // A change that ranks fewer first, or calls any of these unlinked issues a duplicate, fails here.
+  it(`TRACKER-04: ClickHouse: ranks the recorded older issue first for at least 11 of 15 (measured 0.733, under the spec target ${TrackerTargets.rankedFirst}), in the top 5 for 14`, () => {
+    process.stdout.write(`tracker sets: clickhouse ${clickhouse.duplicates.rankedFirst}/${clickhouse.duplicates.n} first, ${clickhouse.unlinked.falsePositives}/${clickhouse.unlinked.n} unlinked called; rust ${rust.duplicates.rankedFirst}/${rust.duplicates.n}, ${rust.unlinked.falsePositives}/${rust.unlinked.n}; splits ${JSON.stringify(clickhouse.splits)}; misses ${JSON.stringify(clickhouse.duplicates.misses.map((m) => m.issue))}; unlinked top ${JSON.stringify(clickhouse.unlinked.topScores.slice(0, 4))}\n`);
+    expect(clickhouse.duplicates.n).toBe(15);
+    expect(clickhouse.duplicates.rankedFirst).toBeGreaterThanOrEqual(11);
+    expect(clickhouse.duplicates.inTop5).toBeGreaterThanOrEqual(14);
+    expect(clickhouse.duplicates.sameIssueFirst).toBeGreaterThanOrEqual(14);
   });
 
-  // The floor is the figure measured on this set (bench/results/eval-tracker-*.md): 6 of 7, one
-  // short of the spec's 0.875 (the miss, #62742, shares no words with its older issue but "logical
-  // error"). A change that ranks fewer first fails here.
-  it(`TRACKER-04: ranks the recorded older issue first for at least 6 of the 7 recorded duplicates (spec target ${TrackerTargets.rankedFirst}; see bench/results)`, () => {
-    process.stdout.write(`tracker set: ${figures.duplicates.rankedFirst}/${figures.duplicates.n} ranked first; ${figures.unlinked.falsePositives}/${figures.unlinked.n} unlinked called duplicates; misses ${JSON.stringify(figures.duplicates.misses)}; flagged ${JSON.stringify(figures.unlinked.flagged)}; calibrated ${figures.calibratedThreshold}; pair scores ${JSON.stringify(figures.duplicates.scores)}; unlinked top ${JSON.stringify(figures.unlinked.topScores.slice(0, 6))}\n`);
-    expect(figures.duplicates.rankedFirst).toBeGreaterThanOrEqual(6);
-    expect(figures.duplicates.inTop5).toBeGreaterThanOrEqual(6);
+  it(`TRACKER-04, TRACKER-05: ClickHouse: calls none of the 143 issues with no recorded link a duplicate (target at most ${TrackerTargets.falsePositivesPer100} per 100)`, () => {
+    expect(clickhouse.unlinked.n).toBe(143);
+    expect(clickhouse.unlinked.falsePositives).toBeLessThanOrEqual(0);
+    expect(clickhouse.unlinked.per100).toBeLessThanOrEqual(TrackerTargets.falsePositivesPer100);
   });
 
-  it(`TRACKER-04, TRACKER-05: calls at most ${TrackerTargets.falsePositivesPer100} per 100 issues with no recorded link a duplicate`, () => {
-    expect(figures.unlinked.per100).toBeLessThanOrEqual(TrackerTargets.falsePositivesPer100);
+  it('TRACKER-04: ClickHouse held-out split (added after the ranker was tuned): 5 of 8 ranked first, 0 of 71 called duplicates', () => {
+    const held = clickhouse.splits.find((s) => s.name === 'held-out');
+    expect(held).toMatchObject({ pairs: 8, unlinked: 71 });
+    expect(held!.rankedFirst).toBeGreaterThanOrEqual(5);
+    expect(held!.falsePositives).toBeLessThanOrEqual(0);
+  });
+
+  // rust-lang/rust (all held out): 4 of 5 first, 5 of 5 in the top 5; 1 of 9 unlinked called a
+  // duplicate (#95021 -> #59609 at 0.5026: two generic "rustc panicked at Box<Any>" titles).
+  it('TRACKER-04: rust-lang/rust: at least 4 of 5 ranked first and 5 of 5 in the top 5; at most 1 of 9 unlinked called duplicates', () => {
+    expect(rust.duplicates.n).toBe(5);
+    expect(rust.duplicates.rankedFirst).toBeGreaterThanOrEqual(4);
+    expect(rust.duplicates.inTop5).toBeGreaterThanOrEqual(5);
+    expect(rust.unlinked.n).toBe(9);
+    expect(rust.unlinked.falsePositives).toBeLessThanOrEqual(1);
   });
 });

@@ -1,11 +1,11 @@
 import { execSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestLoom } from '@loom/testing/fuzz';
 import { progress } from '../util/log';
 import { RESULTS_DIR, ROOT } from '../util/paths';
-import { evaluateTracker, loadTrackerSet, renderTrackerMarkdown } from './tracker-eval';
+import { evaluateTracker, loadTrackerSet, renderTrackerMarkdown, renderTrackerSummary, setRepository, TrackerSetFiles, type TrackerFigures } from './tracker-eval';
 
 function commit(): string {
   try {
@@ -16,23 +16,31 @@ function commit(): string {
 }
 
 /**
- * `npm run eval -- --tracker`: the tracker duplicate check on the public ClickHouse issue set, on
- * an embedded Loom in this process (the set's table is created in its engine). Writes
+ * `npm run eval -- --tracker`: the tracker duplicate check on the public issue sets (ClickHouse,
+ * then rust-lang/rust), on an embedded Loom in this process (each set's table is created in its engine). Writes
  * bench/results/eval-tracker-<time>.{json,md}. Takes seconds.
  */
 export async function runTrackerEval(): Promise<void> {
   const started = new Date();
   const stamp = started.toISOString().replace(/\..*$/, '').replace(/:/g, '-') + 'Z';
-  const set = loadTrackerSet();
-  progress(`tracker eval ${stamp}: ${set.pairs.length} recorded duplicates, ${set.unlinked.length} issues with no recorded link, ${set.issues.length} issues`);
+  const sets = TrackerSetFiles.map((file) => ({ file, set: loadTrackerSet(join(__dirname, file)) }));
+  for (const { file, set } of sets) progress(`tracker eval ${stamp}: ${file}: ${set.pairs.length} recorded duplicates, ${set.unlinked.length} issues with no recorded link, ${set.issues.length} issues`);
   const dataDir = mkdtempSync(join(process.env['BENCH_DATA_DIR'] ?? tmpdir(), 'loom-eval-tracker-'));
   const loom = await startTestLoom({ withEmbedder: false, env: { LOOM_DATA_DIR: dataDir, LOOM_TRACKER_ORG: 'ClickHouse', LOOM_LOG_LEVEL: 'warn' } });
   try {
-    const figures = await evaluateTracker(loom, set, 'eval-tracker');
-    const markdown = renderTrackerMarkdown(figures, { stamp, commit: commit(), set: 'bench/src/eval/tracker-set.json' });
+    const before = loadavg();
+    // One namespace and one tracker source per repository: a check's pool is that repository's issues.
+    const results: Array<{ file: string; repository: string; figures: TrackerFigures }> = [];
+    for (const [index, { file, set }] of sets.entries()) {
+      results.push({ file, repository: setRepository(set), figures: await evaluateTracker(loom, set, `eval-tracker-${index}`) });
+    }
+    const after = loadavg();
+    // Figures of a shared machine: the load says how much the timing can be trusted.
+    const load = `${before.map((x) => x.toFixed(1)).join('/')} before, ${after.map((x) => x.toFixed(1)).join('/')} after`;
+    const markdown = [renderTrackerSummary(results), ...results.map((r) => renderTrackerMarkdown(r.figures, { stamp, commit: commit(), set: `bench/src/eval/${r.file}`, load, repository: r.repository }))].join('\n');
     mkdirSync(RESULTS_DIR, { recursive: true });
     const base = join(RESULTS_DIR, `eval-tracker-${stamp}`);
-    writeFileSync(`${base}.json`, JSON.stringify({ stamp, commit: commit(), figures }, null, 2) + '\n');
+    writeFileSync(`${base}.json`, JSON.stringify({ stamp, commit: commit(), load, sets: results }, null, 2) + '\n');
     writeFileSync(`${base}.md`, markdown);
     progress(`results: ${base}.json, ${base}.md`);
     process.stdout.write('\n' + markdown + '\n');
