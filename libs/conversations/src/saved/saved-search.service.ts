@@ -5,6 +5,7 @@ import type { EmbeddingClient } from '../embedding/embedding.client';
 import { usableQueryVector } from '../embedding/embedding-columns';
 import { firstMatch, queryTerms } from '../lexical/tokenizer';
 import { fusionDepth } from '../search/search.service';
+import { candidatesFor, quantize } from '../search/vector-ranking';
 import type { LiveSettingsService } from '../settings/live-settings.service';
 import { firstChars } from '../text';
 import { centredExcerpt, reciprocalRankFusion } from './bm25';
@@ -137,6 +138,9 @@ export class SavedSearchService {
       this.storage.query<LegRow>(savedVectorStatement(this.storage.tables.savedDocs, scope.conv !== undefined), {
         ...scope,
         q: query.vector,
+        q16: quantize(query.vector),
+        // Enough for an Int8 ranking to hold the exact best (as conversation search's stage 1).
+        candidates: Math.max(2 * asked, candidatesFor(asked)),
         model: query.model,
         floor,
         limit: asked,
