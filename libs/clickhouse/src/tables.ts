@@ -11,6 +11,7 @@ export interface Tables {
   conversationEmbeddings: string;
   conversationTerms: string;
   savedTerms: string;
+  savedDocs: string;
   conversationThreads: string;
   apiTokens: string;
   apiTokenUsage: string;
@@ -46,6 +47,7 @@ export function tablesFor(database: string): Tables {
     conversationEmbeddings: `${database}.conversation_embeddings`,
     conversationTerms: `${database}.conversation_terms`,
     savedTerms: `${database}.saved_terms`,
+    savedDocs: `${database}.saved_docs`,
     conversationThreads: `${database}.conversation_threads`,
     apiTokens: `${database}.api_tokens`,
     apiTokenUsage: `${database}.api_token_usage`,

@@ -51,6 +51,8 @@ export interface EmbeddingRow {
   lex_terms: string[];
   lex_tfs: number[];
   lex_len: number;
+  /** Which tokenizer revision wrote the lexical columns (`LEXICAL_REVISION`); 0 on rows written before it was recorded. */
+  lex_rev?: number;
 }
 
 /** Every stored column of a transcript row, for reads that write a new version of it. */
@@ -58,7 +60,7 @@ export const TRANSCRIPT_COLUMNS =
   'namespace, thread_id, agent, msg_id, ts, role, content, reasoning, user_id, run_id, metadata, tokens, is_high, is_summary, is_saved, saved_at, deleted, deleted_at, created_at, version';
 /** Every stored column of an embedding row (the MATERIALIZED Int8 copy excluded: it is derived). */
 export const EMBEDDING_COLUMNS =
-  'namespace, thread_id, msg_id, agent, role, run_id, user_id, ts, text, model, embedding, embed_error, is_summary, is_saved, saved_at, deleted, deleted_at, created_at, version, filters_changed, lex_terms, lex_tfs, lex_len';
+  'namespace, thread_id, msg_id, agent, role, run_id, user_id, ts, text, model, embedding, embed_error, is_summary, is_saved, saved_at, deleted, deleted_at, created_at, version, filters_changed, lex_terms, lex_tfs, lex_len, lex_rev';
 
 export function turnKey(row: { namespace: string; thread_id: string; agent: string; msg_id: string }): string {
   return JSON.stringify([row.namespace, row.thread_id, row.agent, row.msg_id]);

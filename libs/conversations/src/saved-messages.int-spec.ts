@@ -317,6 +317,28 @@ describe('Saved messages', () => {
       expect(await savedTerms('1')).toBe(0);
     });
 
+    it('[issue 10: saved search speed] the kept corpus and statistics follow every write between two searches: save, unsave, re-save with other text, tombstone', async () => {
+      await saveNew('u1', 'c', 'a', 'the gannet rollout plan');
+      await saveNew('u1', 'c', 'b', 'lunch at noon');
+      const scores = async (q: string) => (await search('u1', q, { search_mode: 'lexical' })).hits.map((h: { message_id: string; score: number }) => [h.message_id, h.score]);
+      expect((await scores('gannet')).map(([m]: [string]) => m)).toEqual(['a']);
+      const alone = await scores('gannet');
+      // A second message with the word changes its document frequency, so the first one's score.
+      await saveNew('u1', 'c', 'd', 'gannet notes');
+      const both = await scores('gannet');
+      expect(both.map(([m]: [string]) => m).sort()).toEqual(['a', 'd']);
+      expect(both.find(([m]: [string]) => m === 'a')[1]).not.toBe(alone[0][1]);
+      await ok('conversation.unsave_message', { user_id: 'u1', conversation_id: 'c', message_id: 'd' });
+      expect(await scores('gannet')).toEqual(alone);
+      await saveNew('u1', 'c', 'd', 'petrel notes');
+      expect((await scores('petrel')).map(([m]: [string]) => m)).toEqual(['d']);
+      // Its old words count no more: only 'a' holds the word.
+      expect((await scores('gannet')).map(([m]: [string]) => m)).toEqual(['a']);
+      for (const mode of ['semantic', 'hybrid']) expect(hitIds(await search('u1', 'the gannet rollout plan', { search_mode: mode }))).toContain('a');
+      await tombstoneTurn(storage(), { namespace: ns, thread_id: 'c', agent: 'default', msg_id: 'a' });
+      for (const mode of ['lexical', 'semantic', 'hybrid']) expect(hitIds(await search('u1', 'the gannet rollout plan', { search_mode: mode }))).not.toContain('a');
+    });
+
     it('AMBIGUOUS(embedder down): the lexical leg alone answers a hybrid or semantic call', async () => {
       await seed();
       await loom.stopEmbedder();

@@ -167,7 +167,7 @@ export class ErasureService {
 
     if (row.purge) {
       // Gone from disk: mutations that rewrite the parts, waited for. erasure_requests stays: it is the record.
-      const purged = [tables.conversations, tables.conversationEmbeddings, tables.conversationThreads, tables.memories, tables.memoryEvidence, tables.sessionBriefs, tables.sessionBriefRevisions, tables.runs, tables.runUsage, tables.memoryExtractions, tables.observations, tables.mcpSessions, tables.conversationTerms, tables.savedTerms];
+      const purged = [tables.conversations, tables.conversationEmbeddings, tables.conversationThreads, tables.memories, tables.memoryEvidence, tables.sessionBriefs, tables.sessionBriefRevisions, tables.runs, tables.runUsage, tables.memoryExtractions, tables.observations, tables.mcpSessions, tables.conversationTerms, tables.savedTerms, tables.savedDocs];
       const counts = await Promise.all(
         purged.map(async (t) => {
           const [n] = await this.storage.query<{ n: string }>(`SELECT count() AS n FROM ${t} WHERE ${inScope}`, params);

@@ -1,8 +1,8 @@
-import type { Storage } from '@loom/clickhouse';
+import { formatMillis, type Storage } from '@loom/clickhouse';
 import { nextVersion } from '@loom/platform';
 import type { ThreadFence } from '../fencing/thread-fence';
 import { embeddingKey, type EmbeddingRow } from '../rows';
-import { lexicalColumns } from './lexical-columns';
+import { LEXICAL_REVISION, lexicalColumns } from './lexical-columns';
 
 export interface LexicalBackfillProgress {
   /** Live embedding rows with no terms when the run began (word-less turns included). */
@@ -15,18 +15,31 @@ export interface LexicalBackfillProgress {
   skipped: number;
 }
 
+/**
+ * Which live embedding rows a run re-derives:
+ * - `terms`: rows with no terms (stored before the lexical index, migrations 0032-0034) or with
+ *   terms of an older tokenizer revision (before Porter stemming: words as typed);
+ * - `saved`: live saved messages with no row at their version in saved_docs (saved before
+ *   migrations 0037 and 0045 gave saved-message search its index). Word-less ones are written
+ *   too: saved search finds them by meaning, from saved_docs.
+ */
+export type LexicalBackfillSelection = 'terms' | 'saved';
+
 export interface LexicalBackfillOptions {
   batchSize?: number;
   onProgress?: (progress: LexicalBackfillProgress) => void;
 }
 
 /**
- * Gives the lexical index the turns written before it existed (migrations 0032-0034): live
- * embedding rows with no terms get a new version carrying the terms of the turn's whole text,
+ * Gives the lexical indexes the turns written before them (see `LexicalBackfillSelection`): a
+ * live embedding row selected gets a new version carrying the terms of the turn's whole text,
+ * derived by `lexicalColumns` (the append path's own function),
  * read from its transcript row (the owner's), or from the embedding row itself where the
- * retention TTL has expired the transcript. The materialized view writes their postings.
+ * retention TTL has expired the transcript. The materialized views write their postings
+ * (conversation_terms, saved_terms) and saved_docs, so the backfill follows whatever shape the
+ * postings have: it only writes the row the append path writes.
  *
- * Resumable by construction: a row once indexed no longer matches, so a run stopped part-way
+ * Resumable by construction: a row once re-derived no longer matches, so a run stopped part-way
  * (a restart) picks up where it stopped; keyset paging keeps one run from looking at a row
  * twice. A word-less turn ("?") has no terms and is skipped, not rewritten, on every run.
  * A row deleted or changed while its page was read is left alone (as in a re-embed), so a
@@ -39,6 +52,7 @@ export class LexicalBackfill {
   constructor(
     private readonly storage: Storage,
     private readonly fence: ThreadFence,
+    private readonly selection: LexicalBackfillSelection = 'terms',
   ) {}
 
   /** Runs it; a stopped run ends after its current page. */
@@ -57,12 +71,17 @@ export class LexicalBackfill {
   private async pages(options: LexicalBackfillOptions): Promise<LexicalBackfillProgress> {
     const batchSize = options.batchSize ?? 500;
     const table = this.storage.tables.conversationEmbeddings;
-    const where = 'lex_len = 0 AND deleted = 0';
+    const where =
+      this.selection === 'terms'
+        ? 'deleted = 0 AND (lex_len = 0 OR lex_rev < {rev:UInt8})'
+        : `deleted = 0 AND is_saved AND user_id != ''
+           AND (namespace, user_id, thread_id, msg_id, version) NOT IN (SELECT namespace, user_id, thread_id, msg_id, version FROM ${this.storage.tables.savedDocs})`;
+    const params = { rev: LEXICAL_REVISION };
     // Most starts find nothing to do: a read without FINAL says so cheaply.
-    const [any] = await this.storage.query<{ n: string }>(`SELECT count() AS n FROM ${table} WHERE ${where}`);
+    const [any] = await this.storage.query<{ n: string }>(`SELECT count() AS n FROM ${table} WHERE ${where}`, params);
     const progress: LexicalBackfillProgress = { total: Number(any?.n ?? 0), done: 0, indexed: 0, skipped: 0 };
     if (progress.total === 0) return progress;
-    const [live] = await this.storage.query<{ n: string }>(`SELECT count() AS n FROM ${table} FINAL WHERE ${where}`);
+    const [live] = await this.storage.query<{ n: string }>(`SELECT count() AS n FROM ${table} FINAL WHERE ${where}`, params);
     progress.total = Number(live?.n ?? 0);
     options.onProgress?.({ ...progress });
     let after: [string, string, string] = ['', '', ''];
@@ -72,7 +91,7 @@ export class LexicalBackfill {
          WHERE ${where} AND (namespace, thread_id, msg_id) > ({a0:String}, {a1:String}, {a2:String})
          ORDER BY namespace, thread_id, msg_id
          LIMIT {batch:UInt32}`,
-        { a0: after[0], a1: after[1], a2: after[2], batch: batchSize },
+        { ...params, a0: after[0], a1: after[1], a2: after[2], batch: batchSize },
       );
       if (rows.length === 0) break;
       const last = rows[rows.length - 1]!;
@@ -90,14 +109,15 @@ export class LexicalBackfill {
     const tokens = rows.map((r) => this.fence.mark(r.namespace, r.thread_id));
     const texts = await this.transcripts(rows);
     const indexed = rows.map((row, i) => ({ row, token: tokens[i]!, columns: lexicalColumns(texts.get(`${embeddingKey(row)}@${row.agent}`) ?? texts.get(embeddingKey(row)) ?? row.text) }));
-    const withTerms = indexed.filter(({ columns }) => columns.lex_len > 0);
+    // A word-less turn gains nothing from a new version, unless saved search needs its row.
+    const withTerms = indexed.filter(({ columns }) => columns.lex_len > 0 || this.selection === 'saved');
     const unsure = withTerms.filter(({ row, token }) => this.fence.mayHaveChanged(row.namespace, row.thread_id, token)).map(({ row }) => row);
     const unchanged = unsure.length > 0 ? await this.stillAsRead(unsure) : undefined;
-    const out = withTerms
-      .filter(({ row }) => !unchanged || !unsure.includes(row) || unchanged.has(`${embeddingKey(row)}@${row.version}`))
-      .map(({ row, columns }) => ({ ...row, ...columns, version: nextVersion() }));
+    const kept = withTerms.filter(({ row }) => !unchanged || !unsure.includes(row) || unchanged.has(`${embeddingKey(row)}@${row.version}`));
+    const out = kept.flatMap(({ row, columns }) => [...retirement(row, columns.lex_terms), { ...row, ...columns, version: nextVersion() }]);
+    // One insert: a reader sees both versions or neither.
     if (out.length > 0) await this.storage.insert(this.storage.tables.conversationEmbeddings, out);
-    return out.length;
+    return kept.length;
   }
 
   /** The whole text of each turn from its live, non-high transcript rows: by key and owner, and by key alone. */
@@ -124,6 +144,18 @@ export class LexicalBackfill {
     );
     return new Set(current.map((c) => `${embeddingKey(c)}@${c.version}`));
   }
+}
+
+/**
+ * Postings are keyed by term, so a term the old row held and the new one does not (a word as
+ * typed, now held by its stem) would keep its live posting beside the new ones. A tombstone
+ * version carrying the old terms, just below the new version, retires exactly those postings,
+ * the way every removal path retires a turn's postings.
+ */
+function retirement(row: EmbeddingRow, terms: readonly string[]): EmbeddingRow[] {
+  const kept = new Set(terms);
+  if (!row.lex_terms.some((t) => !kept.has(t))) return [];
+  return [{ ...row, deleted: true, deleted_at: formatMillis(), version: nextVersion() }];
 }
 
 function keyParams(rows: ReadonlyArray<{ namespace: string; thread_id: string; msg_id: string }>): Record<string, unknown> {

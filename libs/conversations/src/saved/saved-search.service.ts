@@ -9,6 +9,7 @@ import { candidatesFor, quantize } from '../search/vector-ranking';
 import type { LiveSettingsService } from '../settings/live-settings.service';
 import { firstChars } from '../text';
 import { centredExcerpt, reciprocalRankFusion } from './bm25';
+import { keyOf, SavedCorpusCache, type SavedCorpus, type SavedScope } from './saved-corpus-cache';
 import { savedBm25Statement, savedVectorStatement } from './saved-statements';
 
 const DEFAULT_LIMIT = 10;
@@ -34,63 +35,55 @@ interface Ranked {
   score: number;
 }
 
-const keyOf = (d: { thread_id: string; msg_id: string }): string => JSON.stringify([d.thread_id, d.msg_id]);
+/** A leg's row: a message at one version, and its score. */
+interface LegRow {
+  thread_id: string;
+  msg_id: string;
+  version: string;
+  score: number;
+}
 
 /**
  * conversation.search_saved_messages: one user's saved messages in one namespace, never fanned
  * out. Hybrid by default: a vector leg over each message's first 2,048 characters and a BM25
  * leg over its whole text, fused by reciprocal rank; `lexical_weight` scales the BM25 leg.
- * Both legs rank inside the engine over the user's entries in `saved_terms` (ADR 0016); this
+ * Both legs rank inside the engine over the user's rows in `saved_docs` and `saved_terms` (ADR 0016, ADR 0024); this
  * process reads the text of the hits it returns, and nothing else.
  */
 export class SavedSearchService {
+  private readonly cache: SavedCorpusCache;
+
   constructor(
     private readonly storage: Storage,
     private readonly embedder: EmbeddingClient,
     private readonly settings: LiveSettingsService,
-  ) {}
+  ) {
+    this.cache = new SavedCorpusCache(storage);
+  }
 
   async search(namespace: string, userId: string, input: SearchSavedMessagesRequest): Promise<SearchSavedMessagesResponse> {
     const requested: SavedSearchMode = input.search_mode ?? 'hybrid';
     const limit = input.limit ?? DEFAULT_LIMIT;
     const depth = fusionDepth(limit);
     const lexicalWeight = input.lexical_weight ?? DEFAULT_LEXICAL_WEIGHT;
-    const settings = await this.settings.all();
-    const chars = settings.conversation_search_excerpt_chars;
-    const scope = { ns: namespace, user: userId, ...(input.conversation_id !== undefined ? { conv: input.conversation_id } : {}) };
+    const scope: SavedScope = { ns: namespace, user: userId, ...(input.conversation_id !== undefined ? { conv: input.conversation_id } : {}) };
     const terms = queryTerms(input.query);
 
-    let mode = requested;
-    const vectorLeg = async (): Promise<Ranked[]> => {
-      if (requested === 'lexical') return [];
-      // A query that reads as high goes to no provider; the lexical leg alone answers it.
-      const embedded = readsAsHigh(input.query) ? undefined : await this.embedder.embed([input.query]);
-      // A query with nothing to embed ("?") has no direction: the lexical leg answers it.
-      const query = usableQueryVector(embedded);
-      if (!query) {
-        mode = 'lexical';
-        return [];
-      }
-      const legLimit = requested === 'semantic' ? limit : depth;
-      const rows = await this.storage.query<{ thread_id: string; msg_id: string; score: number }>(
-        savedVectorStatement(this.storage.tables.conversationEmbeddings, this.storage.tables.savedTerms, 'conv' in scope),
-        {
-          ...scope,
-          q: query.vector,
-          q16: quantize(query.vector),
-          candidates: candidatesFor(legLimit),
-          model: query.model,
-          floor: settings.conversation_search_min_similarity,
-          limit: legLimit,
-        },
-      );
-      return rows.map((r) => ({ key: keyOf(r), score: Number(r.score) }));
-    };
-    // Words the index never holds (stopwords, punctuation) match nothing.
-    const lexicalLeg = async (): Promise<Ranked[]> => (requested === 'semantic' ? [] : this.bm25(scope, terms, requested === 'lexical' ? limit : depth));
-    const [vectorRanked, lexicalRanked] = await Promise.all([vectorLeg(), lexicalLeg()]);
-    // The embedder could not answer a semantic call: the lexical leg answers it instead.
-    const lexical = mode === 'lexical' && requested === 'semantic' ? await this.bm25(scope, terms, limit) : lexicalRanked;
+    // A query that reads as high goes to no provider; the lexical leg alone answers it.
+    const embedding = requested === 'lexical' || readsAsHigh(input.query) ? Promise.resolve(undefined) : this.embedder.embed([input.query]);
+    const [settings, found] = await Promise.all([this.settings.all(), this.corpus(scope, terms)]);
+    const chars = settings.conversation_search_excerpt_chars;
+    // A query with nothing to embed ("?") has no direction: the lexical leg answers it.
+    const query = usableQueryVector(await embedding);
+    const mode: SavedSearchMode = requested !== 'lexical' && !query ? 'lexical' : requested;
+    const legs = async (corpus: SavedCorpus): Promise<[Ranked[], Ranked[]]> =>
+      Promise.all([
+        mode === 'lexical' || !query ? [] : this.vectorLeg(scope, corpus, query, settings.conversation_search_min_similarity, mode === 'semantic' ? limit : depth),
+        mode === 'semantic' ? [] : this.bm25(scope, corpus, terms, mode === 'lexical' ? limit : depth),
+      ]);
+    let [vectorRanked, lexical] = await legs(found.corpus);
+    // Written to since the corpus was read: read it again and rank again.
+    if (!(await found.current)) [vectorRanked, lexical] = await legs(await this.cache.refresh(scope, terms));
 
     let ranked: Ranked[];
     if (mode === 'semantic') ranked = vectorRanked;
@@ -127,17 +120,78 @@ export class SavedSearchService {
     return { hits, mode };
   }
 
-  private async bm25(scope: Record<string, string>, terms: string[], limit: number): Promise<Ranked[]> {
-    if (terms.length === 0) return [];
-    const rows = await this.storage.query<{ thread_id: string; msg_id: string; score: number }>(
-      savedBm25Statement(this.storage.tables.savedTerms, 'conv' in scope),
-      { ...scope, terms, k1: K1, b: B, limit },
+  /**
+   * The corpus to rank with: the kept one with its check running (`current`), or one read now.
+   * Terms asked for the first time have their frequencies counted while the check runs.
+   */
+  private async corpus(scope: SavedScope, terms: readonly string[]): Promise<{ corpus: SavedCorpus; current: Promise<boolean> }> {
+    const kept = this.cache.cached(scope);
+    if (!kept) return { corpus: await this.cache.refresh(scope, terms), current: Promise.resolve(true) };
+    const current = this.cache.signature(scope).then((s) => s === kept.signature);
+    await this.cache.countFrequencies(scope, kept, terms);
+    return { corpus: kept, current };
+  }
+
+  /** Cosine over the user's live vectors, floor applied, best first; rows of stale versions dropped. */
+  private async vectorLeg(scope: SavedScope, corpus: SavedCorpus, query: { vector: number[]; model: string }, floor: number, limit: number): Promise<Ranked[]> {
+    return this.liveRows(corpus, limit, (asked) =>
+      this.storage.query<LegRow>(savedVectorStatement(this.storage.tables.savedDocs, scope.conv !== undefined), {
+        ...scope,
+        q: query.vector,
+        q16: quantize(query.vector),
+        // Enough for an Int8 ranking to hold the exact best (as conversation search's stage 1).
+        candidates: Math.max(2 * asked, candidatesFor(asked)),
+        model: query.model,
+        floor,
+        limit: asked,
+      }),
     );
-    return rows.map((r) => ({ key: keyOf(r), score: Number(r.score) }));
+  }
+
+  /** BM25 over the user's live saved messages, with the corpus's own statistics (SAVE-SEARCH-10). */
+  private async bm25(scope: SavedScope, corpus: SavedCorpus, terms: readonly string[], limit: number): Promise<Ranked[]> {
+    // Words the index never holds (stopwords, punctuation) match nothing.
+    if (terms.length === 0 || corpus.docs === 0) return [];
+    const idf = terms.map((t) => {
+      const df = corpus.df.get(t) ?? 0;
+      return Math.log(1 + (corpus.docs - df + 0.5) / (df + 0.5));
+    });
+    return this.liveRows(corpus, limit, (asked) =>
+      this.storage.query<LegRow>(savedBm25Statement(this.storage.tables.savedTerms, scope.conv !== undefined), {
+        ...scope,
+        terms,
+        idf,
+        avgdl: corpus.avgLength,
+        k1: K1,
+        b: B,
+        limit: asked,
+      }),
+    );
+  }
+
+  /**
+   * The best `limit` rows of a leg whose version is the live one, one per message. Stale
+   * versions (an unsaved or re-saved message not yet merged away) take places in the engine's
+   * answer, so it asks for twice the limit, and four times more while that was not enough.
+   */
+  private async liveRows(corpus: SavedCorpus, limit: number, read: (asked: number) => Promise<LegRow[]>): Promise<Ranked[]> {
+    for (let asked = limit * 2; ; asked *= 4) {
+      const rows = await read(asked);
+      const out: Ranked[] = [];
+      const seen = new Set<string>();
+      for (const r of rows) {
+        const key = keyOf(r);
+        if (corpus.live.get(key) !== r.version || seen.has(key)) continue;
+        seen.add(key);
+        out.push({ key, score: Number(r.score) });
+        if (out.length === limit) return out;
+      }
+      if (rows.length < asked) return out;
+    }
   }
 
   /** The hits' transcript rows, kept when they are still the user's live saved messages and not high. */
-  private async savedRows(scope: Record<string, string>, ranked: readonly Ranked[]): Promise<Map<string, SavedDoc>> {
+  private async savedRows(scope: SavedScope, ranked: readonly Ranked[]): Promise<Map<string, SavedDoc>> {
     if (ranked.length === 0) return new Map();
     const keys = ranked.map((r) => JSON.parse(r.key) as [string, string]);
     // The latest version of each row, without FINAL: over the namespace's transcript FINAL cost
@@ -152,7 +206,7 @@ export class SavedSearchService {
        )
        WHERE user_id = {user:String} AND is_saved AND deleted = 0
        LIMIT 1 BY thread_id, msg_id`,
-      { ns: scope['ns'], user: scope['user'], threads: [...new Set(keys.map((k) => k[0]))], ids: [...new Set(keys.map((k) => k[1]))] },
+      { ns: scope.ns, user: scope.user, threads: [...new Set(keys.map((k) => k[0]))], ids: [...new Set(keys.map((k) => k[1]))] },
     );
     return new Map(rows.filter((d) => !d.is_high && !readsAsHigh(d.content)).map((d) => [keyOf(d), d]));
   }

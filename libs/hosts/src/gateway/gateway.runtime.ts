@@ -208,25 +208,39 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
 }
 
 /**
- * Turns stored before the lexical index (migrations 0032-0034) get their terms, in the
- * background: search serves meanwhile, and finds them by their words as each page lands.
+ * Turns stored before the lexical index (migrations 0032-0034) or before Porter stemming get
+ * their terms, then saved messages stored before saved search's index (0037, 0045) get their
+ * rows there, in the background: search serves meanwhile, and finds them as each page lands.
  * Progress goes to the log; a stop ends it after a page, and the next start resumes it.
  */
-function startLexicalBackfill(storage: Storage, plane: ConversationPlane, logger: Logger): LexicalBackfill {
-  const backfill = new LexicalBackfill(storage, plane.fence);
-  let lastLog = 0;
-  void backfill
-    .run({
+function startLexicalBackfill(storage: Storage, plane: ConversationPlane, logger: Logger): { stop: () => Promise<void> } {
+  const runs = [
+    { backfill: new LexicalBackfill(storage, plane.fence, 'terms'), name: 'lexical backfill', what: 'giving terms to turns stored before the lexical index or before stemming' },
+    { backfill: new LexicalBackfill(storage, plane.fence, 'saved'), name: 'saved-index backfill', what: 'indexing saved messages stored before the saved-search index' },
+  ];
+  let stopped = false;
+  const runOne = async ({ backfill, name, what }: (typeof runs)[number]): Promise<void> => {
+    let lastLog = 0;
+    const p = await backfill.run({
       onProgress: (p) => {
-        if (p.done === 0) logger.info({ rows: p.total }, 'lexical backfill: giving terms to turns stored before the lexical index');
-        else if (Date.now() - lastLog >= 10_000) logger.info({ ...p }, 'lexical backfill: progress');
+        if (p.done === 0) logger.info({ rows: p.total }, `${name}: ${what}`);
+        else if (Date.now() - lastLog >= 10_000) logger.info({ ...p }, `${name}: progress`);
         else return;
         lastLog = Date.now();
       },
-    })
-    .then((p) => {
-      if (p.total > 0) logger.info({ ...p }, 'lexical backfill: run ended (a stopped run is resumed at the next start)');
-    })
-    .catch((error: unknown) => logger.warn({ err: error }, 'lexical backfill failed; the next start resumes it'));
-  return backfill;
+    });
+    if (p.total > 0) logger.info({ ...p }, `${name}: run ended (a stopped run is resumed at the next start)`);
+  };
+  void (async () => {
+    for (const run of runs) {
+      if (stopped) return;
+      await runOne(run).catch((error: unknown) => logger.warn({ err: error }, `${run.name} failed; the next start resumes it`));
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await Promise.all(runs.map((r) => r.backfill.stop()));
+    },
+  };
 }
