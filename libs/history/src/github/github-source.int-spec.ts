@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { Writable } from 'node:stream';
 import { createLogger } from '@loom/platform';
 import {
@@ -21,6 +24,8 @@ import { buildBrief } from '../insights/review-brief';
 const REQUEST_TOKEN = 'ghp_' + 'requestTokenAbcdefghijklmnopqrstuvwx01';
 const CONFIG_TOKEN = 'ghp_' + 'configTokenAbcdefghijklmnopqrstuvwxy02';
 const TOKENS = [REQUEST_TOKEN, CONFIG_TOKEN];
+const CLI = resolve(__dirname, '..', '..', '..', '..', 'dist', 'apps', 'cli', 'src', 'main.js');
+const run = promisify(execFile);
 
 interface SourceView {
   state: string;
@@ -267,7 +272,7 @@ describe('Code history: the GitHub source (PRHIST-02) [issue 13: github source]'
       const paused = (await sync(ns, gh)).body.source;
       expect(paused).toMatchObject({ state: 'paused', resume_at: null, pull_requests: 8 });
       expect(paused.reason).toContain('GitHub refused the token (401 Bad credentials)');
-      expect(paused.reason).toContain('`loom code github demo acme/demo --token <new token>`');
+      expect(paused.reason).toContain('`GITHUB_TOKEN=<new token> loom code github demo acme/demo`');
       expect(paused.reason).toContain('LOOM_GITHUB_TOKEN');
       expect(await listed(ns)).toMatchObject({ state: 'paused', reason: paused.reason });
       expect(logs()).toContain('github sync demo: paused: GitHub refused the token (401 Bad credentials)');
@@ -293,6 +298,28 @@ describe('Code history: the GitHub source (PRHIST-02) [issue 13: github source]'
       expect(other.requests.map((r) => r.authorization).filter((a) => a !== undefined)).toEqual([]);
     } finally {
       await other.close();
+    }
+  });
+
+  it('PRHIST-02 [issue 13: reached from everywhere] `loom code add <path> --github owner/name` indexes, then syncs with the token from GITHUB_TOKEN (never an argument); `loom code list` shows the source', async () => {
+    const gh = await startFakeGithub({ data: githubDataFor(fixture), tokens: TOKENS });
+    try {
+      const ns = uniqueNamespace();
+      const target = ['--namespace', ns, '--url', loom.url, '--token', loom.admin.token];
+      const env = { ...process.env, GITHUB_TOKEN: REQUEST_TOKEN };
+      const added = await run('node', [CLI, 'code', 'add', fixture.path, '--name', 'demo', '--github', 'acme/demo', '--github-api', gh.baseUrl, ...target], { env });
+      expect(added.stdout).toContain('synced demo from GitHub acme/demo: 8 PRs, 9 reviews and review comments, 5 issues');
+      expect(new Set(gh.requests.map((r) => r.authorization))).toEqual(new Set([`Bearer ${REQUEST_TOKEN}`]));
+      const list = await run('node', [CLI, 'code', 'list', ...target], { env });
+      expect(list.stdout).toContain('demo: GitHub acme/demo ready (8 PRs, 9 reviews and comments, 5 issues)');
+      expect(list.stdout + list.stderr + added.stdout + added.stderr).not.toContain(REQUEST_TOKEN);
+      // A refused token: the command fails with the reason, which names what to do.
+      const refused = await run('node', [CLI, 'code', 'github', 'demo', 'acme/demo', '--github-api', gh.baseUrl, ...target], { env: { ...process.env, GITHUB_TOKEN: 'ghp_refusedrefusedrefusedrefusedrefused0' } }).catch((e: { stderr: string; code: number }) => e);
+      expect('code' in refused && refused.code).toBe(1);
+      expect(refused.stderr).toContain('GitHub refused the token (401 Bad credentials): it is revoked, expired or mistyped; give a valid token');
+      expect(refused.stderr).not.toContain('ghp_refused');
+    } finally {
+      await gh.close();
     }
   });
 

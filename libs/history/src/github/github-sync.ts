@@ -158,9 +158,9 @@ export class GithubSync {
   }
 }
 
-/** The command that reruns a sync, for reasons. */
+/** The command that reruns a sync, for reasons (the CLI takes a token from GITHUB_TOKEN, never from its arguments). */
 function rerun(request: GithubSyncRequest, withToken = false): string {
-  return `loom code github ${request.repo} ${request.github}${withToken ? ' --token <new token>' : ''}`;
+  return `${withToken ? 'GITHUB_TOKEN=<new token> ' : ''}loom code github ${request.repo} ${request.github}`;
 }
 
 function stopOf(error: unknown, request: GithubSyncRequest, aborted: boolean): Pick<GithubSourceRow, 'state' | 'reason' | 'resume_at'> {
@@ -171,7 +171,7 @@ function stopOf(error: unknown, request: GithubSyncRequest, aborted: boolean): P
       case 'unauthorized':
         return {
           state: 'paused',
-          reason: `${error.message}. Give a valid token: \`${rerun(request, true)}\` (or set LOOM_GITHUB_TOKEN on the gateway and run it again); ${resume}`,
+          reason: `${error.message}. Give a valid token: \`${rerun(request, true)}\` (or code.github_sync's token, or LOOM_GITHUB_TOKEN on the gateway, then run it again); ${resume}`,
           resume_at: null,
         };
       case 'forbidden':
