@@ -148,7 +148,7 @@ export const Fixtures: Record<OpName, Fixture> = {
   // The repository setUp indexed; adding it again resumes from its checkpoint (nothing new).
   'code.add': () => ({ path: matrixRepository().path, name: MATRIX_REPOSITORY, wait: true }),
   // Served by the matrix's loopback GitHub (LOOM_GITHUB_API_URL in startMatrixLoom).
-  'code.github_sync': () => ({ repository: MATRIX_REPOSITORY, github: 'acme/demo', wait: true }),
+  'code.github_sync': () => ({ repository: MATRIX_REPOSITORY, github: 'acme/demo' }),
   'code.list': () => ({}),
   'history.path': () => ({ repository: MATRIX_REPOSITORY, path: 'src/connection.ts' }),
   'history.symbol': () => ({ repository: MATRIX_REPOSITORY, symbol: 'query' }),

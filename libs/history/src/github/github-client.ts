@@ -92,6 +92,7 @@ export class GithubClient {
   private async request(url: URL): Promise<{ body: unknown; headers: Headers }> {
     let secondary = 0;
     let serverErrors = 0;
+    let redirects = 0;
     for (;;) {
       if (this.blockedUntil > Date.now()) await this.wait(new Date(this.blockedUntil), 'the hourly request budget is spent (x-ratelimit-remaining: 0)');
       const response = await this.send(url);
@@ -99,9 +100,21 @@ export class GithubClient {
       const reset = resetOf(response.headers);
       if (response.ok) {
         this.blockedUntil = remaining === '0' && reset ? reset.getTime() : 0;
-        return { body: await response.json(), headers: response.headers };
+        const body: unknown = await response.json().catch(() => {
+          throw new GithubError('http', `${this.apiUrl} answered ${url.pathname} with something other than JSON: it is not GitHub's REST API`);
+        });
+        return { body, headers: response.headers };
+      }
+      // A renamed or moved repository answers with a redirect: followed on the API's own origin only.
+      const location = response.headers.get('location');
+      if ([301, 302, 307, 308].includes(response.status) && location && redirects++ < 5) {
+        const next = new URL(location, url);
+        if (next.origin !== this.base.origin) throw new GithubError('http', `GitHub redirected ${url.pathname} to another server (${next.origin}); the token is not sent there`, response.status);
+        url = next;
+        continue;
       }
       const message = await messageOf(response);
+      if (message === undefined && response.status === 404) throw new GithubError('http', `${this.apiUrl} answered ${url.pathname} with 404 and no JSON: it is not GitHub's REST API`, 404);
       if (response.status === 401) {
         throw new GithubError('unauthorized', `GitHub refused the token (401 ${message || 'Bad credentials'}): it is revoked, expired or mistyped`, 401);
       }
@@ -118,7 +131,7 @@ export class GithubClient {
           await this.wait(reset, `GitHub's rate limit is spent (${response.status}, x-ratelimit-remaining: 0)`);
           continue;
         }
-        if (response.status === 429 || /rate limit/i.test(message)) {
+        if (response.status === 429 || /rate limit/i.test(message ?? '')) {
           const until = new Date(Date.now() + SECONDARY_FALLBACK_MS * 2 ** secondary);
           if (++secondary > (this.options.maxSecondaryRetries ?? 5)) throw this.limited(until, 'GitHub keeps refusing with its secondary rate limit');
           await this.wait(until, `GitHub's secondary rate limit (${response.status}, no retry-after: waiting ${2 ** (secondary - 1)} min)`);
@@ -141,7 +154,7 @@ export class GithubClient {
     if (this.options.token) headers['authorization'] = `Bearer ${this.options.token}`;
     const timeout = AbortSignal.timeout(this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     try {
-      return await fetch(url, { headers, signal: this.options.signal ? AbortSignal.any([this.options.signal, timeout]) : timeout, redirect: 'error' });
+      return await fetch(url, { headers, signal: this.options.signal ? AbortSignal.any([this.options.signal, timeout]) : timeout, redirect: 'manual' });
     } catch (error) {
       if (this.options.signal?.aborted) throw new GithubError('unreachable', 'the sync was stopped (the gateway is closing)');
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
@@ -196,11 +209,12 @@ function resetOf(headers: Headers): Date | undefined {
   return Number.isFinite(reset) && reset > 0 ? new Date(reset * 1000) : undefined;
 }
 
-async function messageOf(response: Response): Promise<string> {
+/** GitHub's error message (`{"message": …}`); undefined when the answer is not JSON (not GitHub). */
+async function messageOf(response: Response): Promise<string | undefined> {
   try {
     const body = (await response.json()) as { message?: unknown };
-    return typeof body.message === 'string' ? body.message.slice(0, 300) : '';
+    return typeof body?.message === 'string' ? body.message.slice(0, 300) : '';
   } catch {
-    return '';
+    return undefined;
   }
 }

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -284,6 +285,19 @@ describe('Code history: the GitHub source (PRHIST-02) [issue 13: github source]'
     }
   });
 
+  it('PRHIST-02: a renamed repository (301 to its new name on the same API) is followed, with the token', async () => {
+    const gh = await startFakeGithub({ data: githubDataFor(fixture), tokens: TOKENS, renamedFrom: 'acme/old-demo' });
+    try {
+      const ns = await added();
+      expect((await sync(ns, gh, { github: 'acme/old-demo' })).body.source).toMatchObject({ state: 'ready', github: 'acme/old-demo', pull_requests: 8, review_comments: 9, issues: 5 });
+      const moved = gh.requests.filter((r) => r.path.startsWith('/repos/acme/demo'));
+      expect(moved.length).toBeGreaterThan(5);
+      expect(moved.every((r) => r.authorization === `Bearer ${REQUEST_TOKEN}`)).toBe(true);
+    } finally {
+      await gh.close();
+    }
+  });
+
   it('PRHIST-02: without a token in the op the deployment\'s LOOM_GITHUB_TOKEN is used, and only towards LOOM_GITHUB_API_URL: another api_url gets no token', async () => {
     const ns = await added();
     configGithub.requests.length = 0;
@@ -343,6 +357,16 @@ describe('Code history: the GitHub source (PRHIST-02) [issue 13: github source]'
     expect(revoked.status).toBe(400);
     expect(revoked.body.error.fields).toEqual([{ field: 'token', message: 'GitHub refused it (401)' }]);
     expect(JSON.stringify(revoked.body)).not.toContain('ghp_revoked');
+    // A server that is not GitHub's API: HTML, not JSON.
+    const web = createHttpServer((_req, res) => res.end('<html>hello</html>'));
+    await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
+    try {
+      const notGithub = await loom.admin.call('code.github_sync', { namespace: ns, repository: 'demo', github: 'acme/demo', api_url: `http://127.0.0.1:${(web.address() as { port: number }).port}` });
+      expect(notGithub.status).toBe(400);
+      expect(notGithub.body.error.fields).toEqual([{ field: 'api_url', message: "not GitHub's REST API" }]);
+    } finally {
+      await new Promise((r) => web.close(r));
+    }
     const notAdded = await loom.admin.call('code.github_sync', { namespace: ns, repository: 'never-added', github: 'acme/demo' });
     expect(notAdded.status).toBe(404);
     expect(notAdded.body.error.message).toContain('loom code add');
