@@ -1,7 +1,7 @@
 import { formatMillis } from '@loom/clickhouse';
 import { linkedIssues } from '../insights/linked-issues';
 
-/** The rows of the GitHub source (migrations 0044-0047), as inserted. */
+/** The rows of the GitHub source (migrations 0047-0050), as inserted. */
 export interface GithubSourceRow {
   namespace: string;
   repo: string;
