@@ -10,7 +10,7 @@ import { ingestTranscriptCommand } from './commands/ingest-transcript.command';
 import { briefsGetCommand, briefsListCommand } from './commands/briefs.command';
 import { runsListCommand } from './commands/runs.command';
 import { searchCommand } from './commands/search.command';
-import { codeAddCommand, codeListCommand, historyCommand } from './commands/code.command';
+import { codeAddCommand, codeGithubCommand, codeListCommand, historyCommand } from './commands/code.command';
 import { loomVersion } from './version';
 import { erasureExportCommand, erasureRequestCommand, erasureStatusCommand } from './commands/erasure.command';
 import { quarantineDropCommand, quarantineListCommand, quarantineRetryCommand } from './commands/quarantine.command';
@@ -172,11 +172,22 @@ code
   .description('index a git clone\'s mainline history (commits, files, hunks, symbols, PR numbers); rerun to take new commits or resume')
   .option('--name <name>', 'the repository\'s name in Loom (default: the folder\'s name)')
   .option('--ref <ref>', 'branch, tag or commit to index up to (default HEAD)')
+  .option('--github <owner/name>', 'then sync its GitHub source (as loom code github)')
+  .option('--github-api <url>', 'with --github: a GitHub Enterprise Server API, https://host/api/v3 (default: the gateway\'s LOOM_GITHUB_API_URL)')
   .option('--namespace <ns>', 'the namespace', 'default')
   .option('--url <url>', 'the gateway (default $LOOM_URL)')
   .option('--token <token>', 'an admin token (default $LOOM_TOKEN)')
   .option('--json', 'print the repository as JSON when done')
   .action(codeAddCommand);
+code
+  .command('github <repository> <owner/name>')
+  .description('sync an added repository\'s GitHub source: merged and open PRs, reviews, review comments, issues; the token comes from $GITHUB_TOKEN (else the gateway\'s LOOM_GITHUB_TOKEN); rerun to take what is new or to resume')
+  .option('--github-api <url>', 'a GitHub Enterprise Server API, https://host/api/v3 (default: the gateway\'s LOOM_GITHUB_API_URL)')
+  .option('--namespace <ns>', 'the namespace', 'default')
+  .option('--url <url>', 'the gateway (default $LOOM_URL)')
+  .option('--token <token>', 'an admin Loom token (default $LOOM_TOKEN)')
+  .option('--json', 'print the source as JSON when done')
+  .action(codeGithubCommand);
 code
   .command('list')
   .description('indexed repositories and their ingest progress')

@@ -33,6 +33,10 @@ export interface Tables {
   codeFileChanges: string;
   codeHunks: string;
   codeSymbolChanges: string;
+  codeGithubSources: string;
+  codePullRequests: string;
+  codeReviewComments: string;
+  codeIssues: string;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -69,5 +73,9 @@ export function tablesFor(database: string): Tables {
     codeFileChanges: `${database}.code_file_changes`,
     codeHunks: `${database}.code_hunks`,
     codeSymbolChanges: `${database}.code_symbol_changes`,
+    codeGithubSources: `${database}.code_github_sources`,
+    codePullRequests: `${database}.code_pull_requests`,
+    codeReviewComments: `${database}.code_review_comments`,
+    codeIssues: `${database}.code_issues`,
   };
 }

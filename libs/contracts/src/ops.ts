@@ -33,8 +33,8 @@ import { ListSavedMessagesRequest, SavedStatusRequest, SaveMessageRequest, Searc
 import { GetSettingsRequest, SetSettingRequest } from './settings/settings.dto';
 import { ContextPackRequest } from './context/context.dto';
 import { ObserveCrystallizeRequest, ObserveListRequest, ObserveRecordRequest } from './observe/observe.dto';
-import { CodeAddRequest, CodeListRequest, HistoryBisectRequest, HistoryDuplicateCheckRequest, HistoryLineRequest, HistoryPathRequest, HistoryReviewBriefRequest, HistorySymbolRequest } from './history/history.dto';
-import type { CodeAddResponse, CodeListResponse, HistoryBisectResponse, HistoryDuplicateCheckResponse, HistoryLineResponse, HistoryPathResponse, HistoryReviewBriefResponse, HistorySymbolResponse } from './history/history.dto';
+import { CodeAddRequest, CodeGithubSyncRequest, CodeListRequest, HistoryBisectRequest, HistoryDuplicateCheckRequest, HistoryLineRequest, HistoryPathRequest, HistoryReviewBriefRequest, HistorySymbolRequest } from './history/history.dto';
+import type { CodeAddResponse, CodeGithubSyncResponse, CodeListResponse, HistoryBisectResponse, HistoryDuplicateCheckResponse, HistoryLineResponse, HistoryPathResponse, HistoryReviewBriefResponse, HistorySymbolResponse } from './history/history.dto';
 import { QuarantineDropRequest, QuarantineListRequest, QuarantineRetryRequest } from './quarantine/quarantine.dto';
 import { TrackerDuplicateCheckRequest, TrackerFlakyTestsRequest, TrackerIssueLinksRequest, TrackerSourceRegisterRequest, TrackerStatusRequest } from './tracker/tracker.dto';
 import type { TrackerDuplicateCheckResponse, TrackerFlakyTestsResponse, TrackerIssueLinksResponse, TrackerSourceRegisterResponse, TrackerStatusResponse } from './tracker/tracker.dto';
@@ -108,6 +108,7 @@ export const Ops = {
   // Quarantined rows belong to any tenant: only an every-namespace admin handles them.
   // The code-history plane (off until LOOM_CODE_INGEST_ENABLED=true).
   'code.add': { role: 'admin', request: CodeAddRequest, response: answers<CodeAddResponse>(), errors: ['not_configured'] },
+  'code.github_sync': { role: 'admin', request: CodeGithubSyncRequest, response: answers<CodeGithubSyncResponse>(), errors: ['not_found', 'not_configured'] },
   'code.list': { role: 'viewer', request: CodeListRequest, response: answers<CodeListResponse>() },
   'history.path': { role: 'viewer', request: HistoryPathRequest, response: answers<HistoryPathResponse>(), errors: ['not_found', 'not_configured'] },
   'history.symbol': { role: 'viewer', request: HistorySymbolRequest, response: answers<HistorySymbolResponse>(), errors: ['not_found', 'not_configured'] },

@@ -19,6 +19,7 @@ describe('Code history plane, off by default (PRHIST-01, PRHIST-04, SETTINGS-09)
     const fixture = writeGitFixture();
     for (const [op, body] of [
       ['code.add', { path: fixture.path }],
+      ['code.github_sync', { repository: 'demo', github: 'acme/demo' }],
       ['history.path', { repository: 'demo', path: 'README.md' }],
       ['history.symbol', { repository: 'demo', symbol: 'query' }],
       ['history.line', { repository: 'demo', path: 'README.md', line: 1 }],

@@ -3,6 +3,9 @@ import {
   LoomError,
   type CodeAddRequest,
   type CodeAddResponse,
+  type CodeGithubSyncRequest,
+  type CodeGithubSyncResponse,
+  type GithubSourceView,
   type CodeListResponse,
   type HistoryBisectRequest,
   type HistoryBisectResponse,
@@ -25,6 +28,9 @@ import { HistoryInsights } from './insights/history-insights';
 import { ReviewBriefs } from './insights/review-brief';
 import { basename, resolve } from 'node:path';
 import { CodeIngest } from './ingest/code-ingest';
+import type { GithubSourceRow } from './github/github-rows';
+import { GithubStore } from './github/github-store';
+import { GithubSync, type GithubSyncRequest } from './github/github-sync';
 import { HistoryQueries } from './queries/history-queries';
 import type { RepositoryRow } from './store/history-rows';
 import { RepositoryStore } from './store/repository-store';
@@ -36,7 +42,15 @@ export interface CodeHistoryOptions {
   logger?: Logger;
   /** Condenses review briefs; without one (or with the fake one) the builder writes them. */
   llm?: LlmProvider;
+  /** LOOM_GITHUB_TOKEN: used when code.github_sync gives no token, and only towards githubApiUrl. */
+  githubToken?: string;
+  /** LOOM_GITHUB_API_URL (default https://api.github.com). */
+  githubApiUrl?: string;
+  /** The longest rate-limit wait a GitHub sync takes in process (default 65 min). */
+  githubMaxWaitMs?: number;
 }
+
+const GITHUB_API = 'https://api.github.com';
 
 const OFF = 'code history is off: set LOOM_CODE_INGEST_ENABLED=true on the gateway, then add a repository with `loom code add <path>`';
 
@@ -54,6 +68,10 @@ export class CodeHistory {
   private readonly insights: HistoryInsights;
   private readonly reviews: ReviewBriefs;
   private readonly running = new Map<string, { started: Promise<void>; done: Promise<void> }>();
+  private readonly github: GithubStore;
+  private readonly githubSync: GithubSync;
+  /** Aborts GitHub syncs (and their rate-limit waits) when the gateway closes. */
+  private readonly closing = new AbortController();
 
   constructor(
     storage: Storage,
@@ -61,10 +79,12 @@ export class CodeHistory {
     private readonly options: CodeHistoryOptions,
   ) {
     this.ingest = new CodeIngest(storage, this.symbols);
-    this.queries = new HistoryQueries(storage);
+    this.github = new GithubStore(storage);
+    this.githubSync = new GithubSync(this.github, options.logger);
+    this.queries = new HistoryQueries(storage, this.github);
     this.repositories = new RepositoryStore(storage);
-    this.insights = new HistoryInsights(storage, this.queries);
-    this.reviews = new ReviewBriefs(storage, this.queries, options.llm);
+    this.insights = new HistoryInsights(storage, this.queries, this.github);
+    this.reviews = new ReviewBriefs(storage, this.queries, options.llm, this.github);
   }
 
   get enabled(): boolean {
@@ -93,12 +113,55 @@ export class CodeHistory {
     await (input.wait ? job.done : job.started);
     const row = await this.repositories.get(namespace, name);
     if (!row) throw new LoomError('internal', `the ingest of "${name}" stored no state`);
-    return { repository: view(row) };
+    return { repository: view(row, await this.github.source(namespace, name)) };
+  }
+
+  /**
+   * Starts (or reruns) the GitHub source of an added repository. What a caller can fix (the API's
+   * URL, the repository's name, the token) answers now as a 400 naming the field; the sync then
+   * runs here under a lease and answers once its state is stored (or when done, with `wait`).
+   */
+  async syncGithub(namespace: string, input: CodeGithubSyncRequest): Promise<CodeGithubSyncResponse> {
+    this.requireOn();
+    await this.queries.repository(namespace, input.repository);
+    const configApi = (this.options.githubApiUrl ?? GITHUB_API).replace(/\/+$/, '');
+    const apiUrl = (input.api_url ?? configApi).replace(/\/+$/, '');
+    // The deployment's token goes to the deployment's API only: an op naming another server must bring its own.
+    const configToken = apiUrl === configApi ? this.options.githubToken : undefined;
+    const token = input.token ?? configToken;
+    const request: GithubSyncRequest = { namespace, repo: input.repository, github: input.github, apiUrl, token, tokenSource: input.token ? 'request' : configToken ? 'config' : 'none' };
+    await this.githubSync.check(request);
+    const key = `github\u0000${namespace}\u0000${input.repository}`;
+    let job = this.running.get(key);
+    if (!job) {
+      const started = new Deferred();
+      const log = this.options.logger;
+      const done = withLease(this.leases, leaseKey('github-sync', namespace, input.repository), () =>
+        this.githubSync.run(request, { signal: this.closing.signal, maxWaitMs: this.options.githubMaxWaitMs, onState: () => started.resolve() }),
+      )
+        .then((outcome) => {
+          if (!outcome.acquired) log?.info({ repository: input.repository }, `github sync ${input.repository} already runs elsewhere; not started twice`);
+        })
+        .catch((error: unknown) => {
+          log?.error({ err: error, repository: input.repository }, `github sync ${input.repository} failed; run \`loom code github\` again to resume from its checkpoints`);
+        })
+        .finally(() => {
+          started.resolve();
+          this.running.delete(key);
+        });
+      job = { started: started.promise, done };
+      this.running.set(key, job);
+    }
+    await (input.wait ? job.done : job.started);
+    const source = await this.github.source(namespace, input.repository);
+    if (!source) throw new LoomError('internal', `the GitHub sync of "${input.repository}" stored no state`);
+    return { repository: input.repository, source: githubView(source) };
   }
 
   async list(namespace: string): Promise<CodeListResponse> {
     if (!this.options.enabled) return { enabled: false, repositories: [] };
-    return { enabled: true, repositories: (await this.repositories.list(namespace)).map(view) };
+    const [rows, sources] = await Promise.all([this.repositories.list(namespace), this.github.sources(namespace)]);
+    return { enabled: true, repositories: rows.map((r) => view(r, sources.get(r.name))) };
   }
 
   path(namespace: string, input: HistoryPathRequest): Promise<HistoryPathResponse> {
@@ -133,6 +196,7 @@ export class CodeHistory {
 
   /** Waits for the ingests this process runs (their checkpoints make a later rerun cheap). */
   async close(): Promise<void> {
+    this.closing.abort();
     await Promise.allSettled([...this.running.values()].map((j) => j.done));
     await this.symbols.close();
   }
@@ -163,7 +227,7 @@ function defaultName(path: string): string {
   return name.slice(0, 128) || 'repository';
 }
 
-function view(row: RepositoryRow): RepositoryView {
+function view(row: RepositoryRow, github: GithubSourceRow | undefined): RepositoryView {
   return {
     name: row.name,
     path: row.path,
@@ -173,8 +237,30 @@ function view(row: RepositoryRow): RepositoryView {
     commits_indexed: Number(row.commits),
     commits_total: Number(row.commits_total),
     head: row.last_sha === '' ? null : row.last_sha,
-    updated_at: new Date(`${String(row.updated_at).replace(' ', 'T')}Z`).toISOString(),
+    updated_at: iso(row.updated_at),
+    github: github ? githubView(github) : null,
   };
+}
+
+function githubView(row: GithubSourceRow): GithubSourceView {
+  return {
+    github: row.github,
+    api_url: row.api_url,
+    state: row.state,
+    reason: row.reason === '' ? null : row.reason,
+    resume_at: row.resume_at ? iso(row.resume_at) : null,
+    token: row.token_source,
+    pull_requests: row.pull_requests,
+    review_comments: row.review_comments,
+    issues: row.issues,
+    requests: row.requests,
+    synced_at: row.synced_at ? iso(row.synced_at) : null,
+    updated_at: iso(row.updated_at),
+  };
+}
+
+function iso(value: string): string {
+  return new Date(`${String(value).replace(' ', 'T')}Z`).toISOString();
 }
 
 class Deferred {

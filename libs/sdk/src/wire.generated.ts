@@ -523,6 +523,22 @@ export interface CodeAddRequest {
   namespace?: string;
 }
 
+/** `code.github_sync`: the GitHub source of a repository already added with `code.add`: its merged (and open) pull requests, their reviews and review comments, and its issues, through GitHub's REST API. Rerun it to take what is new, or to resume a paused sync. */
+export interface CodeGithubSyncRequest {
+  /** The repository's name in Loom (as `code.add` named it). */
+  repository: string;
+  /** The repository on GitHub, `owner/name`. */
+  github: string;
+  /** A token that can read the repository (a fine-grained token needs read access to Pull requests, Issues and Metadata). Held in the syncing gateway's memory while the sync runs and never stored, logged or answered. Without it the gateway's LOOM_GITHUB_TOKEN is used (only towards LOOM_GITHUB_API_URL), else none (public repositories, 60 requests an hour). */
+  token?: string;
+  /** GitHub Enterprise Server's API (`https://github.example.com/api/v3`); default LOOM_GITHUB_API_URL. */
+  api_url?: string;
+  /** Wait for the sync to finish (or pause) before answering. */
+  wait?: boolean;
+  /** Defaults to the token's namespace when the token has exactly one. */
+  namespace?: string;
+}
+
 export interface CodeListRequest {
   /** Defaults to the token's namespace when the token has exactly one. */
   namespace?: string;
@@ -871,6 +887,11 @@ export interface CodeAddResponse {
   repository: RepositoryView;
 }
 
+export interface CodeGithubSyncResponse {
+  repository: string;
+  source: GithubSourceView;
+}
+
 export interface CodeListResponse {
   /** Whether LOOM_CODE_INGEST_ENABLED is on for this deployment. */
   enabled: boolean;
@@ -1032,6 +1053,27 @@ export interface GetThreadResponse {
   next_cursor?: string | null;
 }
 
+export interface GithubSourceView {
+  /** owner/name on GitHub. */
+  github: string;
+  api_url: string;
+  state: 'failed' | 'ready' | 'syncing' | 'paused';
+  /** Why it paused or failed, and what to do; null otherwise. */
+  reason: string | null;
+  /** When a rate limit ends and the sync goes on by itself; null when it is not waiting. */
+  resume_at: string | null;
+  /** Which token the last sync used: the op's (`request`), LOOM_GITHUB_TOKEN (`config`) or none. Never the token. */
+  token: 'request' | 'config' | 'none';
+  pull_requests: number;
+  review_comments: number;
+  issues: number;
+  /** API requests the last sync made. */
+  requests: number;
+  /** When a sync last finished. */
+  synced_at: string | null;
+  updated_at: string;
+}
+
 export interface HistoryBisectResponse {
   repository: string;
   /** The commits ranked: after `from` (excluded) up to `to` (included). */
@@ -1046,7 +1088,7 @@ export interface HistoryBisectResponse {
 
 export interface HistoryDuplicateCheckResponse {
   repository: string;
-  /** Best first. Each is a merged change (mainline commit), with its PR number when it names one. */
+  /** Best first: merged changes (mainline commits, with their PR when one is known) and, with a GitHub source, open PRs. */
   candidates: RankedChangeView[];
 }
 
@@ -1078,10 +1120,12 @@ export interface HistoryReviewBriefResponse {
   why: string;
   files: ReviewFileView[];
   symbols: string[];
-  /** From the GitHub source, when one was synced; else empty. */
+  /** From the GitHub source, when one was synced; else empty. Oldest first. */
   review_comments: ReviewCommentView[];
-  /** Issues it names with Fixes/Closes/Resolves #N. */
+  /** Issues it names with Fixes/Closes/Resolves #N (commit message and PR description). */
   linked_issues: number[];
+  /** Those issues as the GitHub source knows them (title, state, how they closed). */
+  issues: LinkedIssueView[];
   /** `model` when the LLM provider condensed it, `builder` otherwise. */
   written_by: 'model' | 'builder';
   /** Paragraphs or comments that read as high: never sent to a model nor shown. */
@@ -1118,6 +1162,18 @@ export interface LineChangeView {
   subject: string;
   author: string;
   committed_at: string;
+  /** The PR's title, from the GitHub source; null without one. */
+  pr_title: string | null;
+}
+
+export interface LinkedIssueView {
+  number: number;
+  /** Null when the issue is not in the GitHub source (or its title reads as high). */
+  title: string | null;
+  state: 'open' | 'closed' | null;
+  /** completed, not_planned, duplicate, reopened; null when GitHub gives none. */
+  state_reason: string | null;
+  closed_at: string | null;
 }
 
 export interface ListSavedMessagesResponse {
@@ -1197,6 +1253,8 @@ export interface PathChangeView {
   subject: string;
   author: string;
   committed_at: string;
+  /** The PR's title, from the GitHub source; null without one. */
+  pr_title: string | null;
 }
 
 export interface QuarantineDropResponse {
@@ -1239,6 +1297,8 @@ export interface QuarantineRetryResponse {
 }
 
 export interface RankedChangeView {
+  /** `merged`: on the mainline (or a merged PR); `open`: an open PR from the GitHub source (sha is its head). */
+  state: 'open' | 'merged';
   /** 0-1: higher is more likely. */
   score: number;
   /** Why it is here, in words: shared terms, files, symbols. */
@@ -1251,6 +1311,8 @@ export interface RankedChangeView {
   subject: string;
   author: string;
   committed_at: string;
+  /** The PR's title, from the GitHub source; null without one. */
+  pr_title: string | null;
 }
 
 export interface RecallHit {
@@ -1278,14 +1340,28 @@ export interface RepositoryView {
   commits_total: number;
   head: string | null;
   updated_at: string;
+  /** Its GitHub source (`code.github_sync`), or null when it has none. */
+  github: GithubSourceView | null;
 }
 
 export interface ReviewCommentView {
+  /** `review`: a review's verdict and summary; `comment`: a comment on lines of the diff. */
+  kind: 'review' | 'comment';
+  id: number;
   author: string;
   path: string | null;
+  /** The commented line in the PR's last version; null for reviews and outdated comments. */
+  line: number | null;
   body: string;
+  /** A review's verdict: APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED; null for comments. */
+  state: string | null;
+  /** The comment this one answers (a thread's reply); null otherwise. */
+  in_reply_to: number | null;
+  created_at: string;
   /** Whether a later commit of the PR changed the commented lines; null when unknown. */
   resolved: boolean | null;
+  /** How it ended, in words. */
+  resolution: string;
 }
 
 export interface ReviewFileView {
@@ -1482,6 +1558,8 @@ export interface SymbolChangeView {
   subject: string;
   author: string;
   committed_at: string;
+  /** The PR's title, from the GitHub source; null without one. */
+  pr_title: string | null;
 }
 
 export interface ThreadSummaryView {
@@ -1675,6 +1753,7 @@ export const OP_NAMES = [
   'settings.get',
   'settings.set',
   'code.add',
+  'code.github_sync',
   'code.list',
   'history.path',
   'history.symbol',
@@ -1739,6 +1818,7 @@ export const OP_ROLES: { readonly [O in OpName]: 'viewer' | 'writer' | 'admin' }
   'settings.get': 'viewer',
   'settings.set': 'admin',
   'code.add': 'admin',
+  'code.github_sync': 'admin',
   'code.list': 'viewer',
   'history.path': 'viewer',
   'history.symbol': 'viewer',
@@ -1802,6 +1882,7 @@ export interface OpRequests {
   'settings.get': GetSettingsRequest;
   'settings.set': SetSettingRequest;
   'code.add': CodeAddRequest;
+  'code.github_sync': CodeGithubSyncRequest;
   'code.list': CodeListRequest;
   'history.path': HistoryPathRequest;
   'history.symbol': HistorySymbolRequest;
@@ -1865,6 +1946,7 @@ export interface OpResponses {
   'settings.get': SettingsResponse;
   'settings.set': SettingsResponse;
   'code.add': CodeAddResponse;
+  'code.github_sync': CodeGithubSyncResponse;
   'code.list': CodeListResponse;
   'history.path': HistoryPathResponse;
   'history.symbol': HistorySymbolResponse;

@@ -7,6 +7,7 @@ import { startTestLoom, type TestLoom } from './embedded-loom';
 import { startOpenAiCompatibleServer } from './openai-compatible.server';
 import { createTrackerTables, trackerRegistration } from './tracker-source';
 import { writeGitFixture, type GitFixture } from './fixtures/git-repo';
+import { githubDataFor, startFakeGithub } from './fixtures/github-api';
 
 /**
  * The access matrix (issue 9, requirement 6): every op of the Ops table, called by each role in
@@ -146,6 +147,8 @@ export const Fixtures: Record<OpName, Fixture> = {
   'tracker.flaky_tests': () => ({ limit: 5 }),
   // The repository setUp indexed; adding it again resumes from its checkpoint (nothing new).
   'code.add': () => ({ path: matrixRepository().path, name: MATRIX_REPOSITORY, wait: true }),
+  // Served by the matrix's loopback GitHub (LOOM_GITHUB_API_URL in startMatrixLoom).
+  'code.github_sync': () => ({ repository: MATRIX_REPOSITORY, github: 'acme/demo' }),
   'code.list': () => ({}),
   'history.path': () => ({ repository: MATRIX_REPOSITORY, path: 'src/connection.ts' }),
   'history.symbol': () => ({ repository: MATRIX_REPOSITORY, symbol: 'query' }),
@@ -306,9 +309,10 @@ export async function startMatrixLoom(): Promise<MatrixLoom> {
     },
   });
   const llm = await startOpenAiCompatibleServer({ chat: () => 'The earlier turns moved invoices to the new ledger.' });
+  const github = await startFakeGithub({ data: githubDataFor(matrixRepository()) });
   const loom = await startTestLoom({
     // The tracker plane on (LOOM_TRACKER_ORG here, a source per namespace in setUp), so its ops answer.
-    env: { LOOM_CONVERSATION_TITLER_ENABLED: 'false', LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'matrix-model', LOOM_LOG_LEVEL: 'debug', LOOM_TRACKER_ORG: 'acme', LOOM_CODE_INGEST_ENABLED: 'true' },
+    env: { LOOM_CONVERSATION_TITLER_ENABLED: 'false', LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'matrix-model', LOOM_LOG_LEVEL: 'debug', LOOM_TRACKER_ORG: 'acme', LOOM_CODE_INGEST_ENABLED: 'true', LOOM_GITHUB_API_URL: github.baseUrl },
     logger: createLogger('gateway', 'debug', sink),
   });
   return {
@@ -319,6 +323,7 @@ export async function startMatrixLoom(): Promise<MatrixLoom> {
       await loom.gateway.runtime.storage.command(`DROP DATABASE IF EXISTS ${trackerDatabaseOf(loom)}`).catch(() => undefined);
       await loom.close();
       await llm.close();
+      await github.close();
     },
   };
 }

@@ -150,6 +150,7 @@ export function createOpHandlers({ plane, memory, observations, briefs, briefSav
     'tracker.issue_links': (ctx, input) => tracker.issueLinks(ctx.namespace, input),
     'tracker.flaky_tests': (ctx, input) => tracker.flakyTests(ctx.namespace, input),
     'code.add': (ctx, input) => code.add(ctx.namespace, input),
+    'code.github_sync': (ctx, input) => code.syncGithub(ctx.namespace, input),
     'code.list': (ctx) => code.list(ctx.namespace),
     'history.path': (ctx, input) => code.path(ctx.namespace, input),
     'history.symbol': (ctx, input) => code.symbol(ctx.namespace, input),

@@ -20,6 +20,34 @@ export class CodeAddRequest extends NamespacedRequest {
   static readonly example: CodeAddRequest = Object.assign(new CodeAddRequest(), { path: '/src/clickhouse-js', name: 'clickhouse-js' });
 }
 
+/** owner/name on GitHub (an owner is 1-39 letters, digits or -; a name 1-100 of letters, digits, _ . -). */
+const GITHUB_REPO = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9_.-]{1,100}$/;
+
+/**
+ * `code.github_sync`: the GitHub source of a repository already added with `code.add`: its
+ * merged (and open) pull requests, their reviews and review comments, and its issues, through
+ * GitHub's REST API. Rerun it to take what is new, or to resume a paused sync.
+ */
+export class CodeGithubSyncRequest extends NamespacedRequest {
+  /** The repository's name in Loom (as `code.add` named it). */
+  @IsString() @Matches(REPO_NAME, { message: REPO_NAME_MESSAGE }) repository!: string;
+  /** The repository on GitHub, `owner/name`. */
+  @IsString() @Matches(GITHUB_REPO, { message: 'github must be owner/name of a GitHub repository, e.g. ClickHouse/clickhouse-js' }) github!: string;
+  /**
+   * A token that can read the repository (a fine-grained token needs read access to Pull
+   * requests, Issues and Metadata). Held in the syncing gateway's memory while the sync runs and
+   * never stored, logged or answered. Without it the gateway's LOOM_GITHUB_TOKEN is used (only
+   * towards LOOM_GITHUB_API_URL), else none (public repositories, 60 requests an hour).
+   */
+  @Optional() @IsString() @MinLength(1) @MaxLength(1_024) @Matches(/^[\x21-\x7e]+$/, { message: 'token must be a GitHub token (printable characters, no spaces)' }) token?: string;
+  /** GitHub Enterprise Server's API (`https://github.example.com/api/v3`); default LOOM_GITHUB_API_URL. */
+  @Optional() @IsString() @MaxLength(2_048) @Matches(/^https?:\/\/[^\s/?#]+[^\s?#]*$/, { message: 'api_url must be an http(s) URL without query, e.g. https://api.github.com' }) api_url?: string;
+  /** Wait for the sync to finish (or pause) before answering. */
+  @Optional() @IsBoolean() wait?: boolean;
+
+  static readonly example: CodeGithubSyncRequest = Object.assign(new CodeGithubSyncRequest(), { repository: 'clickhouse-js', github: 'ClickHouse/clickhouse-js' });
+}
+
 export class CodeListRequest extends NamespacedRequest {
   static readonly example: CodeListRequest = new CodeListRequest();
 }
@@ -102,6 +130,37 @@ export interface RepositoryView {
   commits_total: number;
   head: string | null;
   updated_at: string;
+  /** Its GitHub source (`code.github_sync`), or null when it has none. */
+  github: GithubSourceView | null;
+}
+
+/** `paused`: a rate limit (until `resume_at`) or a refused token; `reason` says what to do. */
+export type GithubSourceState = 'syncing' | 'ready' | 'paused' | 'failed';
+
+export interface GithubSourceView {
+  /** owner/name on GitHub. */
+  github: string;
+  api_url: string;
+  state: GithubSourceState;
+  /** Why it paused or failed, and what to do; null otherwise. */
+  reason: string | null;
+  /** When a rate limit ends and the sync goes on by itself; null when it is not waiting. */
+  resume_at: string | null;
+  /** Which token the last sync used: the op's (`request`), LOOM_GITHUB_TOKEN (`config`) or none. Never the token. */
+  token: 'request' | 'config' | 'none';
+  pull_requests: number;
+  review_comments: number;
+  issues: number;
+  /** API requests the last sync made. */
+  requests: number;
+  /** When a sync last finished. */
+  synced_at: string | null;
+  updated_at: string;
+}
+
+export interface CodeGithubSyncResponse {
+  repository: string;
+  source: GithubSourceView;
 }
 
 export interface CodeAddResponse {
@@ -122,6 +181,8 @@ export interface CommitView {
   subject: string;
   author: string;
   committed_at: string;
+  /** The PR's title, from the GitHub source; null without one. */
+  pr_title: string | null;
 }
 
 export interface PathChangeView extends CommitView {
@@ -175,6 +236,8 @@ export interface HistoryLineResponse {
 }
 
 export interface RankedChangeView extends CommitView {
+  /** `merged`: on the mainline (or a merged PR); `open`: an open PR from the GitHub source (sha is its head). */
+  state: 'merged' | 'open';
   /** 0-1: higher is more likely. */
   score: number;
   /** Why it is here, in words: shared terms, files, symbols. */
@@ -185,7 +248,7 @@ export interface RankedChangeView extends CommitView {
 
 export interface HistoryDuplicateCheckResponse {
   repository: string;
-  /** Best first. Each is a merged change (mainline commit), with its PR number when it names one. */
+  /** Best first: merged changes (mainline commits, with their PR when one is known) and, with a GitHub source, open PRs. */
   candidates: RankedChangeView[];
 }
 
@@ -205,11 +268,33 @@ export interface ReviewFileView {
 }
 
 export interface ReviewCommentView {
+  /** `review`: a review's verdict and summary; `comment`: a comment on lines of the diff. */
+  kind: 'review' | 'comment';
+  id: number;
   author: string;
   path: string | null;
+  /** The commented line in the PR's last version; null for reviews and outdated comments. */
+  line: number | null;
   body: string;
+  /** A review's verdict: APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED; null for comments. */
+  state: string | null;
+  /** The comment this one answers (a thread's reply); null otherwise. */
+  in_reply_to: number | null;
+  created_at: string;
   /** Whether a later commit of the PR changed the commented lines; null when unknown. */
   resolved: boolean | null;
+  /** How it ended, in words. */
+  resolution: string;
+}
+
+export interface LinkedIssueView {
+  number: number;
+  /** Null when the issue is not in the GitHub source (or its title reads as high). */
+  title: string | null;
+  state: 'open' | 'closed' | null;
+  /** completed, not_planned, duplicate, reopened; null when GitHub gives none. */
+  state_reason: string | null;
+  closed_at: string | null;
 }
 
 export interface HistoryReviewBriefResponse {
@@ -223,10 +308,12 @@ export interface HistoryReviewBriefResponse {
   why: string;
   files: ReviewFileView[];
   symbols: string[];
-  /** From the GitHub source, when one was synced; else empty. */
+  /** From the GitHub source, when one was synced; else empty. Oldest first. */
   review_comments: ReviewCommentView[];
-  /** Issues it names with Fixes/Closes/Resolves #N. */
+  /** Issues it names with Fixes/Closes/Resolves #N (commit message and PR description). */
   linked_issues: number[];
+  /** Those issues as the GitHub source knows them (title, state, how they closed). */
+  issues: LinkedIssueView[];
   /** `model` when the LLM provider condensed it, `builder` otherwise. */
   written_by: 'model' | 'builder';
   /** Paragraphs or comments that read as high: never sent to a model nor shown. */

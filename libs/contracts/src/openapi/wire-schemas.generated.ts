@@ -315,6 +315,21 @@ export const WireSchemas: WireSchemaSet = {
         "repository"
       ]
     },
+    "CodeGithubSyncResponse": {
+      "type": "object",
+      "properties": {
+        "repository": {
+          "type": "string"
+        },
+        "source": {
+          "$ref": "#/components/schemas/GithubSourceView"
+        }
+      },
+      "required": [
+        "repository",
+        "source"
+      ]
+    },
     "CodeListResponse": {
       "type": "object",
       "properties": {
@@ -926,6 +941,87 @@ export const WireSchemas: WireSchemaSet = {
         "thread"
       ]
     },
+    "GithubSourceView": {
+      "type": "object",
+      "properties": {
+        "github": {
+          "description": "owner/name on GitHub.",
+          "type": "string"
+        },
+        "api_url": {
+          "type": "string"
+        },
+        "state": {
+          "type": "string",
+          "enum": [
+            "failed",
+            "ready",
+            "syncing",
+            "paused"
+          ]
+        },
+        "reason": {
+          "description": "Why it paused or failed, and what to do; null otherwise.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "resume_at": {
+          "description": "When a rate limit ends and the sync goes on by itself; null when it is not waiting.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "token": {
+          "description": "Which token the last sync used: the op's (`request`), LOOM_GITHUB_TOKEN (`config`) or none. Never the token.",
+          "type": "string",
+          "enum": [
+            "request",
+            "config",
+            "none"
+          ]
+        },
+        "pull_requests": {
+          "type": "number"
+        },
+        "review_comments": {
+          "type": "number"
+        },
+        "issues": {
+          "type": "number"
+        },
+        "requests": {
+          "description": "API requests the last sync made.",
+          "type": "number"
+        },
+        "synced_at": {
+          "description": "When a sync last finished.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "updated_at": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "github",
+        "api_url",
+        "state",
+        "reason",
+        "resume_at",
+        "token",
+        "pull_requests",
+        "review_comments",
+        "issues",
+        "requests",
+        "synced_at",
+        "updated_at"
+      ]
+    },
     "HistoryBisectResponse": {
       "type": "object",
       "properties": {
@@ -976,7 +1072,7 @@ export const WireSchemas: WireSchemaSet = {
           "type": "string"
         },
         "candidates": {
-          "description": "Best first. Each is a merged change (mainline commit), with its PR number when it names one.",
+          "description": "Best first: merged changes (mainline commits, with their PR when one is known) and, with a GitHub source, open PRs.",
           "type": "array",
           "items": {
             "$ref": "#/components/schemas/RankedChangeView"
@@ -1079,17 +1175,24 @@ export const WireSchemas: WireSchemaSet = {
           }
         },
         "review_comments": {
-          "description": "From the GitHub source, when one was synced; else empty.",
+          "description": "From the GitHub source, when one was synced; else empty. Oldest first.",
           "type": "array",
           "items": {
             "$ref": "#/components/schemas/ReviewCommentView"
           }
         },
         "linked_issues": {
-          "description": "Issues it names with Fixes/Closes/Resolves #N.",
+          "description": "Issues it names with Fixes/Closes/Resolves #N (commit message and PR description).",
           "type": "array",
           "items": {
             "type": "number"
+          }
+        },
+        "issues": {
+          "description": "Those issues as the GitHub source knows them (title, state, how they closed).",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/LinkedIssueView"
           }
         },
         "written_by": {
@@ -1116,6 +1219,7 @@ export const WireSchemas: WireSchemaSet = {
         "symbols",
         "review_comments",
         "linked_issues",
+        "issues",
         "written_by",
         "withheld"
       ]
@@ -1218,6 +1322,13 @@ export const WireSchemas: WireSchemaSet = {
         },
         "committed_at": {
           "type": "string"
+        },
+        "pr_title": {
+          "description": "The PR's title, from the GitHub source; null without one.",
+          "type": [
+            "string",
+            "null"
+          ]
         }
       },
       "required": [
@@ -1228,7 +1339,54 @@ export const WireSchemas: WireSchemaSet = {
         "pr_number",
         "subject",
         "author",
-        "committed_at"
+        "committed_at",
+        "pr_title"
+      ]
+    },
+    "LinkedIssueView": {
+      "type": "object",
+      "properties": {
+        "number": {
+          "type": "number"
+        },
+        "title": {
+          "description": "Null when the issue is not in the GitHub source (or its title reads as high).",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "state": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "enum": [
+            "open",
+            "closed",
+            null
+          ]
+        },
+        "state_reason": {
+          "description": "completed, not_planned, duplicate, reopened; null when GitHub gives none.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "closed_at": {
+          "type": [
+            "string",
+            "null"
+          ]
+        }
+      },
+      "required": [
+        "number",
+        "title",
+        "state",
+        "state_reason",
+        "closed_at"
       ]
     },
     "ListSavedMessagesResponse": {
@@ -1510,6 +1668,13 @@ export const WireSchemas: WireSchemaSet = {
         },
         "committed_at": {
           "type": "string"
+        },
+        "pr_title": {
+          "description": "The PR's title, from the GitHub source; null without one.",
+          "type": [
+            "string",
+            "null"
+          ]
         }
       },
       "required": [
@@ -1522,7 +1687,8 @@ export const WireSchemas: WireSchemaSet = {
         "pr_number",
         "subject",
         "author",
-        "committed_at"
+        "committed_at",
+        "pr_title"
       ]
     },
     "QuarantineDropResponse": {
@@ -1677,6 +1843,14 @@ export const WireSchemas: WireSchemaSet = {
     "RankedChangeView": {
       "type": "object",
       "properties": {
+        "state": {
+          "description": "`merged`: on the mainline (or a merged PR); `open`: an open PR from the GitHub source (sha is its head).",
+          "type": "string",
+          "enum": [
+            "open",
+            "merged"
+          ]
+        },
         "score": {
           "description": "0-1: higher is more likely.",
           "type": "number"
@@ -1718,9 +1892,17 @@ export const WireSchemas: WireSchemaSet = {
         },
         "committed_at": {
           "type": "string"
+        },
+        "pr_title": {
+          "description": "The PR's title, from the GitHub source; null without one.",
+          "type": [
+            "string",
+            "null"
+          ]
         }
       },
       "required": [
+        "state",
         "score",
         "reasons",
         "files_in_common",
@@ -1729,7 +1911,8 @@ export const WireSchemas: WireSchemaSet = {
         "pr_number",
         "subject",
         "author",
-        "committed_at"
+        "committed_at",
+        "pr_title"
       ]
     },
     "RecallHit": {
@@ -1837,6 +2020,17 @@ export const WireSchemas: WireSchemaSet = {
         },
         "updated_at": {
           "type": "string"
+        },
+        "github": {
+          "description": "Its GitHub source (`code.github_sync`), or null when it has none.",
+          "anyOf": [
+            {
+              "$ref": "#/components/schemas/GithubSourceView"
+            },
+            {
+              "type": "null"
+            }
+          ]
         }
       },
       "required": [
@@ -1848,12 +2042,24 @@ export const WireSchemas: WireSchemaSet = {
         "commits_indexed",
         "commits_total",
         "head",
-        "updated_at"
+        "updated_at",
+        "github"
       ]
     },
     "ReviewCommentView": {
       "type": "object",
       "properties": {
+        "kind": {
+          "description": "`review`: a review's verdict and summary; `comment`: a comment on lines of the diff.",
+          "type": "string",
+          "enum": [
+            "review",
+            "comment"
+          ]
+        },
+        "id": {
+          "type": "number"
+        },
         "author": {
           "type": "string"
         },
@@ -1863,7 +2069,31 @@ export const WireSchemas: WireSchemaSet = {
             "null"
           ]
         },
+        "line": {
+          "description": "The commented line in the PR's last version; null for reviews and outdated comments.",
+          "type": [
+            "number",
+            "null"
+          ]
+        },
         "body": {
+          "type": "string"
+        },
+        "state": {
+          "description": "A review's verdict: APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED; null for comments.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "in_reply_to": {
+          "description": "The comment this one answers (a thread's reply); null otherwise.",
+          "type": [
+            "number",
+            "null"
+          ]
+        },
+        "created_at": {
           "type": "string"
         },
         "resolved": {
@@ -1872,13 +2102,24 @@ export const WireSchemas: WireSchemaSet = {
             "boolean",
             "null"
           ]
+        },
+        "resolution": {
+          "description": "How it ended, in words.",
+          "type": "string"
         }
       },
       "required": [
+        "kind",
+        "id",
         "author",
         "path",
+        "line",
         "body",
-        "resolved"
+        "state",
+        "in_reply_to",
+        "created_at",
+        "resolved",
+        "resolution"
       ]
     },
     "ReviewFileView": {
@@ -2601,6 +2842,13 @@ export const WireSchemas: WireSchemaSet = {
         },
         "committed_at": {
           "type": "string"
+        },
+        "pr_title": {
+          "description": "The PR's title, from the GitHub source; null without one.",
+          "type": [
+            "string",
+            "null"
+          ]
         }
       },
       "required": [
@@ -2613,7 +2861,8 @@ export const WireSchemas: WireSchemaSet = {
         "pr_number",
         "subject",
         "author",
-        "committed_at"
+        "committed_at",
+        "pr_title"
       ]
     },
     "ThreadSummaryView": {
@@ -3283,6 +3532,9 @@ export const WireSchemas: WireSchemaSet = {
     "code.add": {
       "$ref": "#/components/schemas/CodeAddResponse"
     },
+    "code.github_sync": {
+      "$ref": "#/components/schemas/CodeGithubSyncResponse"
+    },
     "code.list": {
       "$ref": "#/components/schemas/CodeListResponse"
     },
@@ -3743,6 +3995,47 @@ export const WireSchemas: WireSchemaSet = {
         },
         "wait": {
           "description": "Wait for the ingest to finish before answering (the CLI polls code.list instead).",
+          "schema": {
+            "type": "boolean"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "CodeGithubSyncRequest": {
+      "description": "`code.github_sync`: the GitHub source of a repository already added with `code.add`: its merged (and open) pull requests, their reviews and review comments, and its issues, through GitHub's REST API. Rerun it to take what is new, or to resume a paused sync.",
+      "fields": {
+        "repository": {
+          "description": "The repository's name in Loom (as `code.add` named it).",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "github": {
+          "description": "The repository on GitHub, `owner/name`.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "token": {
+          "description": "A token that can read the repository (a fine-grained token needs read access to Pull requests, Issues and Metadata). Held in the syncing gateway's memory while the sync runs and never stored, logged or answered. Without it the gateway's LOOM_GITHUB_TOKEN is used (only towards LOOM_GITHUB_API_URL), else none (public repositories, 60 requests an hour).",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "api_url": {
+          "description": "GitHub Enterprise Server's API (`https://github.example.com/api/v3`); default LOOM_GITHUB_API_URL.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "wait": {
+          "description": "Wait for the sync to finish (or pause) before answering.",
           "schema": {
             "type": "boolean"
           }

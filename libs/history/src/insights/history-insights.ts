@@ -7,6 +7,7 @@ import {
   type HistoryDuplicateCheckResponse,
   type RankedChangeView,
 } from '@loom/contracts';
+import type { GithubStore } from '../github/github-store';
 import { HistoryQueries } from '../queries/history-queries';
 import { ChangeCorpora, type ChangeDoc } from '../similarity/change-corpus';
 import { summarizeDiff } from '../similarity/diff-summary';
@@ -23,8 +24,15 @@ export class HistoryInsights {
   constructor(
     storage: Storage,
     private readonly queries: HistoryQueries = new HistoryQueries(storage),
+    private readonly github?: GithubStore,
   ) {
-    this.corpora = new ChangeCorpora(storage);
+    this.corpora = new ChangeCorpora(storage, github);
+  }
+
+  /** The corpus as of the indexed head and the GitHub source's last write. */
+  private async corpus(namespace: string, repo: string, head: string) {
+    const source = await this.github?.source(namespace, repo);
+    return this.corpora.get(namespace, repo, `${head}\u0000${source?.updated_at ?? ''}`);
   }
 
   async duplicateCheck(namespace: string, input: HistoryDuplicateCheckRequest): Promise<HistoryDuplicateCheckResponse> {
@@ -35,16 +43,17 @@ export class HistoryInsights {
       });
     }
     const repository = await this.queries.repository(namespace, input.repository);
-    const corpus = await this.corpora.get(namespace, input.repository, repository.last_sha);
-    const before = input.before ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.before, 'before')).seq) : Number.MAX_SAFE_INTEGER;
-    const candidates = corpus.docs.filter((d) => d.seq < before);
+    const corpus = await this.corpus(namespace, input.repository, repository.last_sha);
+    const before = input.before ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.before, 'before')).seq) : undefined;
+    // Open PRs (and merged ones not on the indexed mainline) are "now": not older than any commit.
+    const candidates = before === undefined ? [...corpus.docs, ...corpus.pulls] : corpus.docs.filter((d) => d.seq < before);
     const ranked = rankDuplicates(corpus, candidates, { text, diff: input.diff ? summarizeDiff(input.diff) : undefined });
     return { repository: input.repository, candidates: ranked.slice(0, input.limit ?? DEFAULT_CANDIDATES).map(view) };
   }
 
   async bisect(namespace: string, input: HistoryBisectRequest): Promise<HistoryBisectResponse> {
     const repository = await this.queries.repository(namespace, input.repository);
-    const corpus = await this.corpora.get(namespace, input.repository, repository.last_sha);
+    const corpus = await this.corpus(namespace, input.repository, repository.last_sha);
     const bad = input.bad ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.bad, 'bad')).seq) : Number.MAX_SAFE_INTEGER;
     const good = input.good ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.good, 'good')).seq) : undefined;
     if (good !== undefined && good >= bad) {
@@ -75,6 +84,8 @@ function view(r: Ranked): RankedChangeView {
     subject: r.doc.subject,
     author: r.doc.author,
     committed_at: r.doc.committed_at,
+    pr_title: r.doc.pr_title,
+    state: r.doc.state,
     score: Math.round(r.score * 10_000) / 10_000,
     reasons: r.reasons,
     files_in_common: r.files,

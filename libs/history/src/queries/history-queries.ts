@@ -12,7 +12,9 @@ import {
   type PathChangeView,
   type SymbolChangeView,
 } from '@loom/contracts';
+import { readsAsHigh } from '@loom/sensitivity';
 import { RepositoryStore } from '../store/repository-store';
+import type { GithubStore } from '../github/github-store';
 import type { CommitRow, RepositoryRow } from '../store/history-rows';
 import { leafOf } from '../symbols/header-symbol';
 import { stepBack, type WalkHunk } from './line-walk';
@@ -35,7 +37,10 @@ interface ChangeRow {
 export class HistoryQueries {
   private readonly repositories: RepositoryStore;
 
-  constructor(private readonly storage: Storage) {
+  constructor(
+    private readonly storage: Storage,
+    private readonly github?: GithubStore,
+  ) {
     this.repositories = new RepositoryStore(storage);
   }
 
@@ -181,14 +186,24 @@ export class HistoryQueries {
     return rows[0] as CommitRow;
   }
 
-  private async commits(namespace: string, repo: string, shas: string[]): Promise<Map<string, CommitRow>> {
+  /** The commits by sha, each with its PR's title when the GitHub source knows the PR. */
+  private async commits(namespace: string, repo: string, shas: string[]): Promise<Map<string, ShownCommit>> {
     if (shas.length === 0) return new Map();
     const rows = await this.storage.query<CommitRow>(
       `SELECT sha, seq, subject, author_name, author_email, committed_at, pr_number FROM ${this.storage.tables.codeCommits} FINAL
        WHERE namespace = {namespace:String} AND repo = {repo:String} AND sha IN {shas:Array(String)}`,
       { namespace, repo, shas: [...new Set(shas)] },
     );
-    return new Map(rows.map((r) => [r.sha, r]));
+    const pulls = this.github ? await this.github.pulls(namespace, repo, rows.map((r) => Number(r.pr_number)).filter((n) => n > 0), rows.map((r) => r.sha)) : [];
+    const byNumber = new Map(pulls.map((p) => [p.number, p]));
+    const bySha = new Map(pulls.filter((p) => p.merge_commit_sha !== '').map((p) => [p.merge_commit_sha, p]));
+    return new Map(
+      rows.map((r) => {
+        // A commit that names no PR (a rebase merge) takes the one GitHub says it landed.
+        const pull = (Number(r.pr_number) > 0 ? byNumber.get(Number(r.pr_number)) : undefined) ?? bySha.get(r.sha);
+        return [r.sha, { ...r, pr_number: Number(r.pr_number) > 0 ? Number(r.pr_number) : (pull?.number ?? 0), pr_title: pull && !readsAsHigh(pull.title) ? pull.title : null }];
+      }),
+    );
   }
 }
 
@@ -196,12 +211,15 @@ function numbers(h: WalkHunk): WalkHunk {
   return { old_start: Number(h.old_start), old_lines: Number(h.old_lines), new_start: Number(h.new_start), new_lines: Number(h.new_lines) };
 }
 
-function commitView(row: CommitRow | undefined, sha: string): CommitView {
+type ShownCommit = CommitRow & { pr_title: string | null };
+
+function commitView(row: ShownCommit | undefined, sha: string): CommitView {
   return {
     sha,
     pr_number: row && Number(row.pr_number) > 0 ? Number(row.pr_number) : null,
     subject: row?.subject ?? '',
     author: row?.author_name ?? '',
     committed_at: row ? new Date(`${String(row.committed_at).replace(' ', 'T')}Z`).toISOString() : '',
+    pr_title: row?.pr_title ?? null,
   };
 }

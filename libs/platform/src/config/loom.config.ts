@@ -65,7 +65,15 @@ export interface LoomConfig {
   erasure: { attempts: number; retryMs: number; pollMs: number; runsIn: 'gateway' | 'service'; metricsPort: number };
   compaction: { runsIn: 'gateway' | 'service'; metricsPort: number };
   /** The code-history plane: off until LOOM_CODE_INGEST_ENABLED=true (PRHIST-04). */
-  code: { ingestEnabled: boolean };
+  code: {
+    ingestEnabled: boolean;
+    /** LOOM_GITHUB_TOKEN: the GitHub source's token when code.github_sync gives none (sent to githubApiUrl only). */
+    githubToken: string | undefined;
+    /** LOOM_GITHUB_API_URL: GitHub's REST API, or a GitHub Enterprise Server's. */
+    githubApiUrl: string;
+    /** LOOM_GITHUB_MAX_WAIT_SECONDS: the longest rate-limit wait a sync takes in process before it stops paused. */
+    githubMaxWaitSeconds: number;
+  };
   /** Where session.brief_save and deferred memory extractions run: the gateway, or the brief condenser. */
   briefCondenser: { runsIn: 'gateway' | 'service'; metricsPort: number };
   /** Prices added to (or replacing) Loom's list, by model name or name prefix. */
@@ -118,6 +126,9 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   { name: 'LOOM_LLM_API_KEY', default: '(unset)', meaning: 'API key of that endpoint (never logged)' },
   { name: 'LOOM_LLM_TIMEOUT_MS', default: '30000', meaning: 'LLM call timeout' },
   { name: 'LOOM_CODE_INGEST_ENABLED', default: 'false', meaning: 'the code-history plane: `loom code add` indexes a repository and history.* ops answer; off, they answer 501 saying how to turn it on' },
+  { name: 'LOOM_GITHUB_TOKEN', default: '(unset)', meaning: 'token of the GitHub source (`loom code github`) when the op gives none; sent only to LOOM_GITHUB_API_URL, never stored or logged' },
+  { name: 'LOOM_GITHUB_MAX_WAIT_SECONDS', default: '3900', meaning: 'the longest GitHub rate-limit wait a sync takes in the gateway; a longer one stops it paused, with when to rerun' },
+  { name: 'LOOM_GITHUB_API_URL', default: 'https://api.github.com', meaning: 'GitHub\'s REST API for the GitHub source, or a GitHub Enterprise Server\'s (https://host/api/v3)' },
   { name: 'LOOM_CONVERSATION_TITLER_ENABLED', default: 'true', meaning: 'the titler worker gives untitled threads an LLM-written title; false stops every title write' },
   { name: 'LOOM_CONVERSATION_TITLER_WINDOW_HOURS', default: '168', meaning: 'only threads with a turn in this many past hours are titled' },
   { name: 'LOOM_CONVERSATION_TITLER_MIN_TURNS', default: '4', meaning: 'only threads with at least this many live turns (any role) are titled' },
@@ -368,7 +379,12 @@ export function loadConfigSections<K extends ConfigSection>(
       runsIn: oneOf('LOOM_COMPACTION_RUNS_IN', ['gateway', 'service'], 'gateway'),
       metricsPort: int('LOOM_COMPACTOR_METRICS_PORT', 9467, 0, 65_535),
     }),
-    code: () => ({ ingestEnabled: bool('LOOM_CODE_INGEST_ENABLED', false) }),
+    code: () => ({
+      ingestEnabled: bool('LOOM_CODE_INGEST_ENABLED', false),
+      githubToken: str('LOOM_GITHUB_TOKEN'),
+      githubApiUrl: (url('LOOM_GITHUB_API_URL') ?? 'https://api.github.com').replace(/\/+$/, ''),
+      githubMaxWaitSeconds: int('LOOM_GITHUB_MAX_WAIT_SECONDS', 3_900, 0, 86_400),
+    }),
     briefCondenser: () => ({
       runsIn: oneOf('LOOM_BRIEFS_RUNS_IN', ['gateway', 'service'], 'gateway'),
       metricsPort: int('LOOM_BRIEF_CONDENSER_METRICS_PORT', 9468, 0, 65_535),
