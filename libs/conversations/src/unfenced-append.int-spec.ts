@@ -1,6 +1,6 @@
 import { connect, type NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
-import { AppendTurnRequest, LoomError } from '@loom/contracts';
+import { AppendTurnRequest } from '@loom/contracts';
 import { NatsKvLeaseManager } from '@loom/leases';
 import { createConversationPlane, EMBED_UNFENCED, StorageCheckedFence, unindexedPlaceholder, type ConversationPlane } from './index';
 import { countRows, embeddingRows, startTestLoom, startTestNats, tombstoneTurn, uniqueNamespace, type TestLoom, type TestNats } from '../../testing/src';
@@ -72,7 +72,7 @@ describe('[issue 11: appends during a NATS outage] appends without the thread le
     const waiting = await storage().query<{ n: string }>(`SELECT count() AS n FROM ${storage().tables.conversationEmbeddings} FINAL WHERE namespace = {ns:String} AND embed_error = {m:String}`, { ns, m: EMBED_UNFENCED });
     expect(Number(waiting[0]!.n)).toBe(13);
     // While the leases are down, writes that need them still answer 503 (retry is safe).
-    await expect(gateways[0]!.deletion.delete(ns, 'default', { thread_id: 'own-a', confirm_thread_id: 'own-a' })).rejects.toMatchObject({ code: 'unavailable' } satisfies Partial<LoomError>);
+    await expect(gateways[0]!.deletion.delete(ns, 'default', { thread_id: 'own-a', confirm_thread_id: 'own-a' })).rejects.toMatchObject({ code: 'unavailable' });
     await expect(gateways[1]!.unindexed.index()).rejects.toMatchObject({ code: 'unavailable' });
     expect(await liveRows(ns)).toEqual([]);
 
