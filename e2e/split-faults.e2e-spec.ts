@@ -329,6 +329,7 @@ describe('[issue 11: faults in the split topology] a worker killed mid-job: the 
           hold.seen = true;
           await new Promise<void>((resolve) => (hold!.release = resolve));
         }
+        if (text.includes('You extract durable facts')) return '- the ledger moved to the new bank\n- invoices are exported nightly';
         // A brief revision answers JSON.
         if (text.includes('What happened since:')) return JSON.stringify({ goal: 'Move invoices to the ledger', status: 'export job next' });
         return text.includes('Transcript to summarise') ? 'Summary: invoices moved to the ledger.' : `Title ${/thread-(\w+)/.exec(text)?.[1] ?? 'x'}`;
@@ -456,5 +457,28 @@ describe('[issue 11: faults in the split topology] a worker killed mid-job: the 
     expect(changedLines(restarted!)).toBe(1);
     expect(changedLines(condenser!)).toBe(0);
     expect((await topology.admin.ok('session.brief_get', { namespace: ns, brief_key: 'ledger' })).brief).toMatchObject({ revision: 1, sections: { goal: 'Move invoices to the ledger' } });
+  }, 180_000);
+  it('brief condenser killed mid-extraction (a deferred memory extraction handed over on JetStream, its model call running): a restarted condenser finishes it once the lease is free; the facts are stored once', async () => {
+    const ns = uniqueNamespace();
+    const [condenser] = await topology.startWorkers('brief-condenser', 1);
+    hold = { match: `kill-extract ${ns}`, seen: false };
+    const accepted = await topology.admin.ok('memory.set_from_messages', { namespace: ns, defer: true, messages: [{ role: 'user', content: `kill-extract ${ns}: the ledger moved to the new bank` }] });
+    expect(accepted.deferred).toBe(true);
+    await waitFor('the condenser to be mid-extraction', async () => hold!.seen, { timeoutMs: 30_000 });
+    await condenser!.stop('SIGKILL');
+    hold.release?.();
+    const status = () => topology.admin.ok('memory.extraction_status', { namespace: ns, extraction_id: accepted.extraction_id });
+    expect((await status()).status).not.toBe('done');
+
+    // The restarted condenser gets the unacked delivery again, or finds the extraction by its poll.
+    await topology.startWorkers('brief-condenser', 1, { LOOM_MEMORY_EXTRACTION_POLL_MS: '1000' });
+    await waitFor('the restarted condenser to finish the extraction', async () => (await status()).status === 'done', { timeoutMs: 120_000 });
+    expect(await status()).toMatchObject({ status: 'done', facts: 2 });
+    // Once in effect, even if the delivery comes again: the facts are stored once, by one finished model call.
+    await sleep(3_000);
+    const facts = await storage.query<{ n: string }>(`SELECT count() AS n FROM ${storage.tables.memories} WHERE namespace = {ns:String}`, { ns });
+    expect(Number(facts[0]!.n)).toBe(2);
+    expect(llm.requests.filter((r) => JSON.stringify(r.body).includes(`kill-extract ${ns}`))).toHaveLength(2);
+    expect((await status()).status).toBe('done');
   }, 180_000);
 });
