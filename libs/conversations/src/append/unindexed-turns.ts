@@ -64,7 +64,8 @@ interface LiveTurn {
  * back (the gateway's deferred-embeds sweep calls it, ADR 0024). Embeds first (a provider call
  * is never made under a lease), then, under the threads' leases, re-reads each placeholder and
  * its turn: a turn still live gets its live row (vector and lexical index); a placeholder whose
- * turn is gone is cleared; one replaced meanwhile is left alone. While the embedder cannot
+ * turn is gone is cleared; one replaced meanwhile is left alone; one whose turn changed since
+ * it was embedded waits for the next sweep. While the embedder cannot
  * answer nothing is written and the next sweep tries again.
  */
 export class UnindexedTurns {
@@ -97,21 +98,24 @@ export class UnindexedTurns {
     texts: Map<string, string>,
     position: Map<string, number>,
     embedded: EmbedOutcome | undefined,
-  ): Promise<Array<'indexed' | 'cleared' | 'replaced'>> {
+  ): Promise<Array<'indexed' | 'cleared' | 'replaced' | 'later'>> {
     if (held.length === 0) return [];
     const [current, turns] = await Promise.all([this.currentRows(held), this.liveTurns(held)]);
     const out: EmbeddingRow[] = [];
-    const outcomes = held.map((placeholder): 'indexed' | 'cleared' | 'replaced' => {
+    const outcomes = held.map((placeholder): 'indexed' | 'cleared' | 'replaced' | 'later' => {
       const key = embeddingKey(placeholder);
       const now = current.get(key);
       // Another write (a gateway's vector, a tombstone) came after the placeholder: it stands.
       if (!now || now.embed_error !== EMBED_UNFENCED || String(now.version) !== String(placeholder.version)) return 'replaced';
       const turn = chosenTurn(placeholder, turns);
-      const i = position.get(key);
-      if (!turn || !isIndexable(turn) || i === undefined || !embedded || firstChars(turn.content, Limits.embedChars) !== texts.get(key)) {
+      if (!turn || !isIndexable(turn)) {
         out.push({ ...placeholder, embed_error: '', version: nextVersion() });
         return 'cleared';
       }
+      // The turn read now is not the one embedded (two racing copies of it settled meanwhile):
+      // the next sweep embeds it again.
+      const i = position.get(key);
+      if (i === undefined || !embedded || firstChars(turn.content, Limits.embedChars) !== texts.get(key)) return 'later';
       out.push({
         namespace: turn.namespace,
         thread_id: turn.thread_id,
