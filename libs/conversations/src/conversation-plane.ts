@@ -55,7 +55,7 @@ export interface ConversationPlane {
   threads: ThreadsService;
   search: SearchService;
   reembed: ReembedService;
-  /** Turns stored while the thread leases could not be taken, indexed once they can (ADR 0024). */
+  /** Turns stored while the thread leases could not be taken, indexed once they can (ADR 0026). */
   unindexed: UnindexedTurns;
   compaction: Compactor;
   deletion: ThreadDeleteService;

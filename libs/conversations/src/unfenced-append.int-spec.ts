@@ -10,7 +10,7 @@ import { countRows, embeddingRows, startTestLoom, startTestNats, tombstoneTurn, 
  * topology: one storage, the storage-checked fence, thread leases on real NATS KV whose
  * reachability the test switches off (as the gateway's NatsLink reports an outage).
  */
-describe('[issue 11: appends during a NATS outage] appends without the thread lease (ADR 0024)', () => {
+describe('[issue 11: appends during a NATS outage] appends without the thread lease (ADR 0026)', () => {
   let loom: TestLoom;
   let nats: TestNats;
   let nc: NatsConnection;

@@ -35,7 +35,7 @@ export interface LeaseManager {
 /**
  * The lease store could not be asked at all (NATS down or not answering), as opposed to a key
  * another holder has. A 503 for ops that need the lease; the few writers that are safe without
- * it (append's, ADR 0024) tell the two apart and go on unfenced.
+ * it (append's, ADR 0026) tell the two apart and go on unfenced.
  */
 export class LeasesUnreachableError extends LoomError {
   constructor(message: string, cause?: unknown) {

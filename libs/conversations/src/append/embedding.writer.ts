@@ -53,7 +53,7 @@ export class EmbeddingWriter {
    * be asked for (NATS unreachable), no live row is written: without the lease a delete could
    * tombstone the turn between the re-read and the insert, and the row would bring its text
    * back. A placeholder is written instead, and the deferred-embeds sweep writes the live row
-   * under the lease once it is back (ADR 0024). The embed itself could not have run then
+   * under the lease once it is back (ADR 0026). The embed itself could not have run then
    * either: the embedder is reached over NATS.
    */
   private async writeBatch(items: PendingEmbedding[]): Promise<EmbeddingOutcome[]> {

@@ -25,7 +25,7 @@ export interface TranscriptWrite {
  * one new turn the second sees the first's row and answers "duplicate".
  *
  * While the leases cannot be asked for (NATS unreachable) the same lookup and insert run
- * without them (ADR 0024): the lease never decided what is stored, only which racer hears
+ * without them (ADR 0026): the lease never decided what is stored, only which racer hears
  * "duplicate". Rows are keyed by the turn (ReplacingMergeTree on namespace, thread, agent,
  * msg_id) and read with FINAL, so two racing inserts of one turn are one turn; different turns
  * never conflict; and a turn's place (ts) is taken before the lease was, so order never came

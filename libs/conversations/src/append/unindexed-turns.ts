@@ -11,7 +11,7 @@ import { firstChars } from '../text';
 
 /**
  * `embed_error` of the placeholder an append writes when it stored a turn without the thread's
- * lease (NATS unreachable, ADR 0024): the turn waits here for its embedding row.
+ * lease (NATS unreachable, ADR 0026): the turn waits here for its embedding row.
  */
 export const EMBED_UNFENCED = 'unindexed_leases_down';
 
@@ -61,7 +61,7 @@ interface LiveTurn {
 
 /**
  * Gives the turns stored without their thread's lease their embedding rows once the leases are
- * back (the gateway's deferred-embeds sweep calls it, ADR 0024). Embeds first (a provider call
+ * back (the gateway's deferred-embeds sweep calls it, ADR 0026). Embeds first (a provider call
  * is never made under a lease), then, under the threads' leases, re-reads each placeholder and
  * its turn: a turn still live gets its live row (vector and lexical index); a placeholder whose
  * turn is gone is cleared; one replaced meanwhile is left alone; one whose turn changed since

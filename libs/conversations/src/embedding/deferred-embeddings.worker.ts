@@ -10,7 +10,7 @@ const EMPTY_SWEEPS_TO_REST = 3;
 /**
  * Embeds, once the embedder can be reached again, the turns appended while the connection to
  * NATS was down (ADR 0020), and indexes those stored while the thread leases could not be
- * taken (ADR 0024). Every `intervalMs`, if the transport says it is up, the replica that
+ * taken (ADR 0026). Every `intervalMs`, if the transport says it is up, the replica that
  * takes the lease embeds what is waiting; the others skip that turn. The look is a scan of the
  * embedding table, so a replica looks only after a start or after its connection was down, until
  * a few looks in a row find nothing.

@@ -38,7 +38,7 @@ export class ThreadLeases {
    *
    * `unfenced`, where given, is what the writer does for items whose leases cannot be asked for
    * at all (NATS unreachable: LeasesUnreachableError); without it that is a 503. Only writers
-   * that stay correct without the lease pass one (append's, ADR 0024). A failure of the work
+   * that stay correct without the lease pass one (append's, ADR 0026). A failure of the work
    * itself is never turned into an unfenced write.
    */
   async forBatch<T, R>(items: T[], refOf: (item: T) => ThreadRef, work: (items: T[]) => Promise<R[]>, unfenced?: (items: T[]) => Promise<R[]>): Promise<R[]> {
