@@ -7,6 +7,7 @@ import type { RequestClient } from '@loom/transport';
 import { AppendService } from './append/append.service';
 import { EmbeddingWriter } from './append/embedding.writer';
 import { TranscriptWriter } from './append/transcript.writer';
+import { UnindexedTurns } from './append/unindexed-turns';
 import { EmbeddingClient } from './embedding/embedding.client';
 import { ReadService } from './read/read.service';
 import { CompactionService } from './compaction/compaction.service';
@@ -54,6 +55,8 @@ export interface ConversationPlane {
   threads: ThreadsService;
   search: SearchService;
   reembed: ReembedService;
+  /** Turns stored while the thread leases could not be taken, indexed once they can (ADR 0026). */
+  unindexed: UnindexedTurns;
   compaction: Compactor;
   deletion: ThreadDeleteService;
   saved: SavedMessagesService;
@@ -93,6 +96,7 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
     threads: new ThreadsService(meta, turns, recording, threadLeases),
     search: new SearchService(storage, embedder, settings, { statsMaxAgeMs: DEFAULT_STATS_MAX_AGE_MS, retentionDays: options.retentionDays ?? 0 }),
     reembed: new ReembedService(storage, embedder, options.fence),
+    unindexed: new UnindexedTurns(storage, embedder, threadLeases),
     deletion: new ThreadDeleteService(storage, meta, threadLeases, options.fence),
     saved: new SavedMessagesService(storage, embedder, threadLeases, options.fence, recording, settings, metrics),
     savedSearch: new SavedSearchService(storage, embedder, settings),

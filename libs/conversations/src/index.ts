@@ -37,3 +37,4 @@ export * from './lexical/porter-stemmer';
 export * from './saved/saved-messages.service';
 export * from './saved/saved-search.service';
 export * from './deletion/thread-delete.service';
+export * from './append/unindexed-turns';

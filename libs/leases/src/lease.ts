@@ -1,3 +1,5 @@
+import { LoomError } from '@loom/contracts';
+
 /**
  * A renewable, fenced lease on one key: while a holder keeps renewing it, nobody else can take
  * it; a holder that dies loses it after the TTL. `token` grows with every acquisition of a key,
@@ -28,6 +30,18 @@ export interface LeaseManager {
   /** How long an unrenewed lease lasts. */
   readonly ttlMs: number;
   close(): Promise<void>;
+}
+
+/**
+ * The lease store could not be asked at all (NATS down or not answering), as opposed to a key
+ * another holder has. A 503 for ops that need the lease; the few writers that are safe without
+ * it (append's, ADR 0026) tell the two apart and go on unfenced.
+ */
+export class LeasesUnreachableError extends LoomError {
+  constructor(message: string, cause?: unknown) {
+    super('unavailable', message, cause === undefined ? {} : { cause });
+    this.name = 'LeasesUnreachableError';
+  }
 }
 
 export class LeaseLostError extends Error {

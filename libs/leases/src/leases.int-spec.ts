@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { startTestNats, type TestNats } from '../../testing/src';
 import { InMemoryLeaseManager } from './in-memory.leases';
 import { encodeKey, NatsKvLeaseManager } from './nats-kv.leases';
-import { LeaseLostError, leaseKey, withLease, type LeaseManager } from './lease';
+import { LeaseLostError, LeasesUnreachableError, leaseKey, withLease, type LeaseManager } from './lease';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -91,6 +91,22 @@ describe.each([
     expect(after).toBeDefined();
     await after!.release();
     await expect(withLease(leases, 'long-work', async () => 1)).resolves.toEqual({ acquired: true, value: 1 });
+  });
+});
+
+describe('[issue 11: appends during a NATS outage] NATS KV leases while the connection is down', () => {
+  it('an acquire fails at once with LeasesUnreachableError (503 unavailable), not "held by another", and works again once the connection is back', async () => {
+    let up = false;
+    const leases = new NatsKvLeaseManager(nc, testBucket(), 10_000, () => up);
+    const started = Date.now();
+    const refused = await leases.acquire('thread/down', { waitMs: 5_000 }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(LeasesUnreachableError);
+    expect(refused).toMatchObject({ code: 'unavailable' });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    up = true;
+    const held = await leases.acquire('thread/down');
+    expect(held).toBeDefined();
+    await held!.release();
   });
 });
 

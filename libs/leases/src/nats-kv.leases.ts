@@ -1,7 +1,6 @@
-import { LoomError } from '@loom/contracts';
 import type { KV, NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
-import { LazyAbort, LeaseLostError, pollUntil, type AcquireOptions, type Lease, type LeaseManager } from './lease';
+import { LazyAbort, LeaseLostError, LeasesUnreachableError, pollUntil, type AcquireOptions, type Lease, type LeaseManager } from './lease';
 
 const encoder = new TextEncoder();
 
@@ -22,6 +21,12 @@ export class NatsKvLeaseManager implements LeaseManager {
     private readonly nc: NatsConnection,
     private readonly bucket = LEASE_BUCKET,
     readonly ttlMs = LEASE_TTL_MS,
+    /**
+     * Whether the connection is up now (the process's NatsLink knows). While it is not, an
+     * acquire fails at once instead of waiting out JetStream's request timeout in the
+     * reconnect buffer.
+     */
+    private readonly reachable: () => boolean = () => !nc.isClosed(),
   ) {}
 
   private bucketView(): Promise<KV> {
@@ -34,6 +39,7 @@ export class NatsKvLeaseManager implements LeaseManager {
   }
 
   private async tryAcquire(key: string): Promise<Lease | undefined> {
+    if (!this.reachable()) throw new LeasesUnreachableError('leases are unavailable: the connection to NATS is down; retry once it is back');
     const holder = encoder.encode(randomUUID());
     let revision: number;
     try {
@@ -44,7 +50,7 @@ export class NatsKvLeaseManager implements LeaseManager {
       // The bucket could not be asked (NATS down or not answering): a dependency is down, so
       // the op answers 503 and may be retried, never 500.
       this.kv = undefined;
-      throw new LoomError('unavailable', `leases are unavailable: NATS did not answer (${(error as Error).message}); retry once it is back`, { cause: error });
+      throw new LeasesUnreachableError(`leases are unavailable: NATS did not answer (${(error as Error).message}); retry once it is back`, error);
     }
     const kv = await this.bucketView();
     const token = revision;

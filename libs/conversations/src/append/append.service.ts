@@ -145,6 +145,6 @@ export class AppendService {
       created_at: formatMillis(),
       version: nextVersion(),
     };
-    return this.embeddings.write({ row: embeddingRow, agent, ...state });
+    return this.embeddings.write({ row: embeddingRow, agent, ...state, turnVersion: Number(row.version) });
   }
 }

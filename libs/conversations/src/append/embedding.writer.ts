@@ -3,6 +3,7 @@ import { MicroBatcher } from '@loom/platform';
 import type { ThreadFence } from '../fencing/thread-fence';
 import type { ThreadLeases } from '../leases/thread-leases';
 import { embeddingKey, turnKey, type EmbeddingRow } from '../rows';
+import { unindexedPlaceholder } from './unindexed-turns';
 
 interface SavedFlags {
   is_saved: boolean;
@@ -21,6 +22,8 @@ export interface PendingEmbedding {
   sharedVectorExists: boolean;
   /** The thread fence's token taken when the transcript row was written. */
   fenceToken: number;
+  /** The transcript row's version: a placeholder written without the lease carries it. */
+  turnVersion: number;
 }
 
 /**
@@ -45,9 +48,26 @@ export class EmbeddingWriter {
     return this.batcher.submit(pending);
   }
 
-  /** Under the thread leases of the batch (see ThreadLeases.forBatch). */
+  /**
+   * Under the thread leases of the batch (see ThreadLeases.forBatch). While the leases cannot
+   * be asked for (NATS unreachable), no live row is written: without the lease a delete could
+   * tombstone the turn between the re-read and the insert, and the row would bring its text
+   * back. A placeholder is written instead, and the deferred-embeds sweep writes the live row
+   * under the lease once it is back (ADR 0026). The embed itself could not have run then
+   * either: the embedder is reached over NATS.
+   */
   private async writeBatch(items: PendingEmbedding[]): Promise<EmbeddingOutcome[]> {
-    return this.threadLeases.forBatch(items, (item) => item.row, (held) => this.writeHeld(held));
+    return this.threadLeases.forBatch(items, (item) => item.row, (held) => this.writeHeld(held), (unfenced) => this.writePlaceholders(unfenced));
+  }
+
+  private async writePlaceholders(items: PendingEmbedding[]): Promise<EmbeddingOutcome[]> {
+    const placeholders = new Map<string, EmbeddingRow>();
+    for (const item of items) {
+      // A live shared row (another agent's copy of the turn) already covers it.
+      if (!item.sharedVectorExists) placeholders.set(embeddingKey(item.row), unindexedPlaceholder(item.row, item.turnVersion));
+    }
+    await this.storage.insert(this.storage.tables.conversationEmbeddings, [...placeholders.values()]);
+    return items.map(() => 'written');
   }
 
   private async writeHeld(items: PendingEmbedding[]): Promise<EmbeddingOutcome[]> {

@@ -23,6 +23,13 @@ export interface TranscriptWrite {
  * prevent (AppendService lets one append per key run at a time). Where other processes write too
  * (split), the lookup and the insert run under the threads' leases, so of two gateways racing on
  * one new turn the second sees the first's row and answers "duplicate".
+ *
+ * While the leases cannot be asked for (NATS unreachable) the same lookup and insert run
+ * without them (ADR 0026): the lease never decided what is stored, only which racer hears
+ * "duplicate". Rows are keyed by the turn (ReplacingMergeTree on namespace, thread, agent,
+ * msg_id) and read with FINAL, so two racing inserts of one turn are one turn; different turns
+ * never conflict; and a turn's place (ts) is taken before the lease was, so order never came
+ * from it.
  */
 export class TranscriptWriter {
   private readonly batcher: MicroBatcher<TranscriptRow, TranscriptWrite>;
@@ -46,7 +53,7 @@ export class TranscriptWriter {
   }
 
   private writeBatch(rows: TranscriptRow[]): Promise<TranscriptWrite[]> {
-    return this.threadLeases ? this.threadLeases.forBatch(rows, (row) => row, (held) => this.writeHeld(held)) : this.writeHeld(rows);
+    return this.threadLeases ? this.threadLeases.forBatch(rows, (row) => row, (held) => this.writeHeld(held), (unfenced) => this.writeHeld(unfenced)) : this.writeHeld(rows);
   }
 
   private async writeHeld(rows: TranscriptRow[]): Promise<TranscriptWrite[]> {

@@ -1,6 +1,5 @@
 import { withLease, type LeaseManager } from '@loom/leases';
 import type { Logger } from '@loom/platform';
-import type { ReembedService } from '../reembed/reembed.service';
 
 /** One gateway replica sweeps at a time. */
 export const DEFERRED_EMBEDS_LEASE = 'conversation_embeds/deferred';
@@ -10,7 +9,8 @@ const EMPTY_SWEEPS_TO_REST = 3;
 
 /**
  * Embeds, once the embedder can be reached again, the turns appended while the connection to
- * NATS was down (ADR 0020). Every `intervalMs`, if the transport says it is up, the replica that
+ * NATS was down (ADR 0020), and indexes those stored while the thread leases could not be
+ * taken (ADR 0026). Every `intervalMs`, if the transport says it is up, the replica that
  * takes the lease embeds what is waiting; the others skip that turn. The look is a scan of the
  * embedding table, so a replica looks only after a start or after its connection was down, until
  * a few looks in a row find nothing.
@@ -23,7 +23,8 @@ export class DeferredEmbeddingsWorker {
   private looksLeft = EMPTY_SWEEPS_TO_REST;
 
   constructor(
-    private readonly reembed: ReembedService,
+    /** Run in order under the lease, each answering what it found and what it wrote. */
+    private readonly sweeps: Array<() => Promise<{ found: number; written: number }>>,
     private readonly leases: LeaseManager,
     private readonly transportUp: () => boolean,
     private readonly intervalMs: number,
@@ -41,7 +42,15 @@ export class DeferredEmbeddingsWorker {
       return undefined;
     }
     if (this.looksLeft <= 0) return undefined;
-    const outcome = await withLease(this.leases, DEFERRED_EMBEDS_LEASE, () => this.reembed.embedDeferred());
+    const outcome = await withLease(this.leases, DEFERRED_EMBEDS_LEASE, async () => {
+      const total = { found: 0, written: 0 };
+      for (const sweep of this.sweeps) {
+        const done = await sweep();
+        total.found += done.found;
+        total.written += done.written;
+      }
+      return total;
+    });
     if (!outcome.acquired) return undefined;
     this.looksLeft = outcome.value.found === 0 ? this.looksLeft - 1 : EMPTY_SWEEPS_TO_REST;
     return outcome.value.written;

@@ -89,7 +89,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
     const auth = new AuthService(new TokenRepository(storage));
     if (config.bootstrapAdminToken) auth.setBootstrapAdminToken(config.bootstrapAdminToken);
     // Embedded, this process is the only writer, so in-memory leases are exact; split, NATS KV.
-    const leases = nats ? new NatsKvLeaseManager(nats.connection) : new InMemoryLeaseManager();
+    const leases = nats ? new NatsKvLeaseManager(nats.connection, undefined, undefined, () => nats.connected) : new InMemoryLeaseManager();
     const llm = options.llm ?? configuredLlm(config);
     const prices = new ModelPrices(config.modelPrices);
     // Every model call Loom makes is metered and traced by purpose (TRACE-02).
@@ -174,8 +174,10 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
     sweeper.unref();
     const titler = nats ? undefined : createTitlerWorker(config, { storage, leases, logger, metrics, llm });
     titler?.start();
-    // Turns appended while NATS was down get their vectors once it is back (ADR 0020).
-    const deferredEmbeds = nats ? new DeferredEmbeddingsWorker(plane.reembed, leases, () => nats.connected, DEFERRED_EMBEDS_EVERY_MS, logger) : undefined;
+    // Turns appended while NATS was down get their rows and vectors once it is back (ADRs 0020, 0024).
+    const deferredEmbeds = nats
+      ? new DeferredEmbeddingsWorker([() => plane.unindexed.index(), () => plane.reembed.embedDeferred()], leases, () => nats.connected, DEFERRED_EMBEDS_EVERY_MS, logger)
+      : undefined;
     deferredEmbeds?.start();
     return {
       config,
