@@ -1,12 +1,12 @@
 import { formatMillis, type Storage } from '@loom/clickhouse';
-import { Limits, type TurnRole } from '@loom/contracts';
+import { Limits } from '@loom/contracts';
 import { nextVersion } from '@loom/platform';
 import { readsAsHigh } from '@loom/sensitivity';
 import type { EmbeddingClient, EmbedOutcome } from '../embedding/embedding.client';
 import { embeddingColumns } from '../embedding/embedding-columns';
 import type { ThreadLeases } from '../leases/thread-leases';
 import { lexicalColumns } from '../lexical/lexical-columns';
-import { EMBEDDING_COLUMNS, embeddingKey, type EmbeddingRow } from '../rows';
+import { EMBEDDING_COLUMNS, embeddingKey, type EmbeddingRow, type TranscriptRow } from '../rows';
 import { firstChars } from '../text';
 
 /**
@@ -43,21 +43,11 @@ export function unindexedPlaceholder(row: EmbeddingRow, turnVersion: number): Em
   };
 }
 
-interface LiveTurn {
-  namespace: string;
-  thread_id: string;
-  agent: string;
-  msg_id: string;
-  ts: string;
-  role: TurnRole;
-  content: string;
-  user_id: string;
-  run_id: string;
-  is_high: boolean;
-  is_summary: boolean;
-  is_saved: boolean;
-  saved_at: string | null;
-}
+/** The transcript columns the sweep reads of a placeholder's turn. */
+type LiveTurn = Pick<
+  TranscriptRow,
+  'namespace' | 'thread_id' | 'agent' | 'msg_id' | 'ts' | 'role' | 'content' | 'user_id' | 'run_id' | 'is_high' | 'is_summary' | 'is_saved' | 'saved_at'
+>;
 
 /**
  * Gives the turns stored without their thread's lease their embedding rows once the leases are
