@@ -1,4 +1,4 @@
-import type { Storage } from '@loom/clickhouse';
+import { formatMillis, type Storage } from '@loom/clickhouse';
 import {
   LoomError,
   type CodeAddRequest,
@@ -18,7 +18,7 @@ import {
   type HistorySymbolResponse,
   type RepositoryView,
 } from '@loom/contracts';
-import { leaseKey, withLease, type LeaseManager } from '@loom/leases';
+import { leaseKey, withLease, type Lease, type LeaseManager } from '@loom/leases';
 import type { Logger } from '@loom/platform';
 import type { LlmProvider } from '@loom/providers';
 import { HistoryInsights } from './insights/history-insights';
@@ -91,8 +91,8 @@ export class CodeHistory {
     }
     // Answer once the job has stored its state (ingesting, with the total), or when it is done.
     await (input.wait ? job.done : job.started);
-    const row = await this.repositories.get(namespace, name);
-    if (!row) throw new LoomError('internal', `the ingest of "${name}" stored no state`);
+    // No state yet: another gateway holds the ingest and has not stored its first state.
+    const row = (await this.repositories.get(namespace, name)) ?? startingRow(request);
     return { repository: view(row) };
   }
 
@@ -139,18 +139,29 @@ export class CodeHistory {
 
   private async runUnderLease(request: { namespace: string; name: string; path: string; ref?: string }, started: Deferred): Promise<void> {
     const log = this.options.logger;
-    const outcome = await withLease(this.leases, leaseKey('code-ingest', request.namespace, request.name), () =>
+    const key = leaseKey('code-ingest', request.namespace, request.name);
+    const work = (lease: Lease) =>
       this.ingest.run(request, {
+        signal: lease.signal,
         onProgress: (r) => {
           started.resolve();
           log?.info({ repository: r.name, namespace: r.namespace, commits: r.commits, total: r.commits_total, state: r.state }, `code ingest ${r.name}: ${r.commits}/${r.commits_total} commits (${r.state})`);
         },
-      }),
-    ).catch((error: unknown) => {
+      });
+    const failed = (error: unknown): undefined => {
       log?.error({ err: error, repository: request.name }, `code ingest ${request.name} failed; run \`loom code add\` again to resume from its last checkpoint`);
       return undefined;
-    });
-    if (outcome && !outcome.acquired) log?.info({ repository: request.name }, `code ingest ${request.name} already runs elsewhere; not started twice`);
+    };
+    let outcome = await withLease(this.leases, key, work).catch(failed);
+    if (outcome && !outcome.acquired) {
+      // Another process holds the ingest: it runs there now, or it died mid-ingest and its lease
+      // lapses within the TTL. Answer with the stored state now, and take the work over once the
+      // lease is free: the run resumes from the checkpoint, or finds nothing new to do.
+      log?.info({ repository: request.name }, `code ingest ${request.name} already runs elsewhere; this gateway takes it over if that one stops`);
+      started.resolve();
+      outcome = await withLease(this.leases, key, work, { waitMs: this.leases.ttlMs + 5_000, pollMs: 500 }).catch(failed);
+      if (outcome && !outcome.acquired) log?.info({ repository: request.name }, `code ingest ${request.name} still runs elsewhere; not started twice`);
+    }
   }
 
   private requireOn(): void {
@@ -161,6 +172,11 @@ export class CodeHistory {
 function defaultName(path: string): string {
   const name = basename(path).replace(/\.git$/, '').replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[^A-Za-z0-9]+/, '');
   return name.slice(0, 128) || 'repository';
+}
+
+function startingRow(request: { namespace: string; name: string; path: string; ref?: string }): RepositoryRow {
+  const now = formatMillis();
+  return { ...request, ref: request.ref ?? 'HEAD', state: 'ingesting', error: '', last_sha: '', commits: 0, commits_total: 0, started_at: now, updated_at: now };
 }
 
 function view(row: RepositoryRow): RepositoryView {
