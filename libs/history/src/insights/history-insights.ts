@@ -7,7 +7,7 @@ import {
   type HistoryDuplicateCheckResponse,
   type RankedChangeView,
 } from '@loom/contracts';
-import { HistoryQueries } from '../queries/history-queries';
+import { checkpoint, HistoryQueries } from '../queries/history-queries';
 import { ChangeCorpora, type ChangeDoc } from '../similarity/change-corpus';
 import { summarizeDiff } from '../similarity/diff-summary';
 import { rankBisect, rankDuplicates, type Ranked } from '../similarity/rankers';
@@ -35,8 +35,9 @@ export class HistoryInsights {
       });
     }
     const repository = await this.queries.repository(namespace, input.repository);
-    const corpus = await this.corpora.get(namespace, input.repository, repository.last_sha);
-    const before = input.before ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.before, 'before')).seq) : Number.MAX_SAFE_INTEGER;
+    const upto = checkpoint(repository);
+    const corpus = await this.corpora.get(namespace, input.repository, repository.last_sha, upto);
+    const before = input.before ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.before, 'before', upto)).seq) : Number.MAX_SAFE_INTEGER;
     const candidates = corpus.docs.filter((d) => d.seq < before);
     const ranked = rankDuplicates(corpus, candidates, { text, diff: input.diff ? summarizeDiff(input.diff) : undefined });
     return { repository: input.repository, candidates: ranked.slice(0, input.limit ?? DEFAULT_CANDIDATES).map(view) };
@@ -44,9 +45,10 @@ export class HistoryInsights {
 
   async bisect(namespace: string, input: HistoryBisectRequest): Promise<HistoryBisectResponse> {
     const repository = await this.queries.repository(namespace, input.repository);
-    const corpus = await this.corpora.get(namespace, input.repository, repository.last_sha);
-    const bad = input.bad ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.bad, 'bad')).seq) : Number.MAX_SAFE_INTEGER;
-    const good = input.good ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.good, 'good')).seq) : undefined;
+    const upto = checkpoint(repository);
+    const corpus = await this.corpora.get(namespace, input.repository, repository.last_sha, upto);
+    const bad = input.bad ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.bad, 'bad', upto)).seq) : Number.MAX_SAFE_INTEGER;
+    const good = input.good ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.good, 'good', upto)).seq) : undefined;
     if (good !== undefined && good >= bad) {
       throw new LoomError('invalid_input', 'good must be older than bad on the mainline', { fields: [{ field: 'good', message: 'not older than bad' }] });
     }

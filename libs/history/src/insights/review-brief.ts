@@ -2,7 +2,7 @@ import type { Storage } from '@loom/clickhouse';
 import { LoomError, type HistoryReviewBriefRequest, type HistoryReviewBriefResponse, type ReviewFileView } from '@loom/contracts';
 import type { LlmProvider } from '@loom/providers';
 import { readsAsHigh } from '@loom/sensitivity';
-import type { HistoryQueries } from '../queries/history-queries';
+import { checkpoint, type HistoryQueries } from '../queries/history-queries';
 
 const LINKED_ISSUE = /\b(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?)\s*:?\s+(?:[\w.-]+\/[\w.-]+)?#(\d+)/gi;
 /** Lines of a PR description that say nothing of why: trailers, checklists, template headings. */
@@ -29,11 +29,11 @@ export class ReviewBriefs {
   ) {}
 
   async brief(namespace: string, input: HistoryReviewBriefRequest): Promise<HistoryReviewBriefResponse> {
-    await this.queries.repository(namespace, input.repository);
+    const upto = checkpoint(await this.queries.repository(namespace, input.repository));
     const t = this.storage.tables;
-    const params = { namespace, repo: input.repository, pr: input.pr_number };
+    const params = { namespace, repo: input.repository, pr: input.pr_number, upto };
     const [commit] = await this.storage.query<CommitFacts>(
-      `SELECT sha, subject, body FROM ${t.codeCommits} FINAL WHERE namespace = {namespace:String} AND repo = {repo:String} AND pr_number = {pr:UInt32} ORDER BY seq DESC LIMIT 1`,
+      `SELECT sha, subject, body FROM ${t.codeCommits} FINAL WHERE namespace = {namespace:String} AND repo = {repo:String} AND pr_number = {pr:UInt32} AND seq <= {upto:UInt32} ORDER BY seq DESC LIMIT 1`,
       params,
     );
     if (!commit) throw new LoomError('not_found', `no merged change in "${input.repository}" names PR #${input.pr_number}`, { fields: [{ field: 'pr_number', message: 'no indexed commit names it' }] });
