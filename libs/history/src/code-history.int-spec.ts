@@ -155,6 +155,31 @@ describe('Code history: ingest and path, symbol and line history through the API
     }
   });
 
+  it('[issue 13: runs name the PRs they wrote] run.complete names its pull requests; path, symbol and line history and the review brief link each PR to those runs; run.list finds them by PR', async () => {
+    const begin = async (goal: string) => (await loom.admin.ok('run.begin', { namespace: ns, goal })).run.run_id as string;
+    const fixer = await begin('Stop queries hanging');
+    const done = await loom.admin.ok('run.complete', { namespace: ns, run_id: fixer, status: 'succeeded', pull_requests: [{ number: 2, repository: 'demo', url: 'https://github.com/acme/demo/pull/2' }] });
+    expect(done.run.pull_requests).toEqual([{ number: 2, repository: 'demo', url: 'https://github.com/acme/demo/pull/2' }]);
+    const pinger = await begin('Add ping');
+    await loom.admin.ok('run.complete', { namespace: ns, run_id: pinger, status: 'succeeded', pull_requests: [{ number: 4 }] });
+    // Another repository's PR #2 is not this one.
+    const elsewhere = await begin('Work on another repository');
+    await loom.admin.ok('run.complete', { namespace: ns, run_id: elsewhere, status: 'succeeded', pull_requests: [{ number: 2, repository: 'other' }] });
+
+    const path = await ok('history.path', { path: 'src/connection.ts' });
+    expect(path.changes.map((c: { pr_number: number | null; runs: string[] }) => [c.pr_number, c.runs])).toEqual([[4, [pinger]], [3, []], [2, [fixer]], [1, []], [null, []]]);
+    expect((await ok('history.symbol', { symbol: 'query' })).changes.map((c: { runs: string[] }) => c.runs)).toEqual([[fixer], []]);
+    expect((await ok('history.line', { path: 'src/connection.ts', line: 4 })).changes[0].runs).toEqual([fixer]);
+    expect((await ok('history.review_brief', { pr_number: 2 })).runs).toEqual([fixer]);
+    expect((await ok('history.duplicate_check', { title: 'Add a timeout to slow queries' })).candidates[0].runs).toEqual([fixer]);
+    const listed = await loom.admin.ok('run.list', { namespace: ns, agent: '*', pull_request: 2, repository: 'demo' });
+    expect(listed.runs.map((r: { run_id: string }) => r.run_id)).toEqual([fixer]);
+    expect((await loom.admin.ok('run.list', { namespace: ns, agent: '*', pull_request: 2 })).runs.map((r: { run_id: string }) => r.run_id).sort()).toEqual([elsewhere, fixer].sort());
+    const bad = await loom.admin.call('run.complete', { namespace: ns, run_id: await begin('bad'), status: 'succeeded', pull_requests: [{ number: 0, repository: 'bad name!', url: 'ftp://x' }] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.fields.map((f: { field: string }) => f.field).sort()).toEqual(['pull_requests.0.number', 'pull_requests.0.repository', 'pull_requests.0.url']);
+  });
+
   it('[issue 13: resumable] a rerun adds only new commits; the rows are not doubled', async () => {
     const more = writeGitFixture();
     const ns2 = uniqueNamespace();

@@ -36,6 +36,8 @@ export interface CodeHistoryOptions {
   logger?: Logger;
   /** Condenses review briefs; without one (or with the fake one) the builder writes them. */
   llm?: LlmProvider;
+  /** The runs that named each PR on completion (the runs plane's answer); history answers link to them. */
+  runsNamingPullRequests?: (namespace: string, repository: string, numbers: readonly number[]) => Promise<Map<number, string[]>>;
 }
 
 const OFF = 'code history is off: set LOOM_CODE_INGEST_ENABLED=true on the gateway, then add a repository with `loom code add <path>`';
@@ -101,34 +103,55 @@ export class CodeHistory {
     return { enabled: true, repositories: (await this.repositories.list(namespace)).map(view) };
   }
 
-  path(namespace: string, input: HistoryPathRequest): Promise<HistoryPathResponse> {
+  async path(namespace: string, input: HistoryPathRequest): Promise<HistoryPathResponse> {
     this.requireOn();
-    return this.queries.path(namespace, input);
+    const answer = await this.queries.path(namespace, input);
+    await this.linkRuns(namespace, input.repository, answer.changes);
+    return answer;
   }
 
-  symbol(namespace: string, input: HistorySymbolRequest): Promise<HistorySymbolResponse> {
+  async symbol(namespace: string, input: HistorySymbolRequest): Promise<HistorySymbolResponse> {
     this.requireOn();
-    return this.queries.symbol(namespace, input);
+    const answer = await this.queries.symbol(namespace, input);
+    await this.linkRuns(namespace, input.repository, answer.changes);
+    return answer;
   }
 
-  line(namespace: string, input: HistoryLineRequest): Promise<HistoryLineResponse> {
+  async line(namespace: string, input: HistoryLineRequest): Promise<HistoryLineResponse> {
     this.requireOn();
-    return this.queries.line(namespace, input);
+    const answer = await this.queries.line(namespace, input);
+    await this.linkRuns(namespace, input.repository, answer.changes);
+    return answer;
   }
 
-  duplicateCheck(namespace: string, input: HistoryDuplicateCheckRequest): Promise<HistoryDuplicateCheckResponse> {
+  async duplicateCheck(namespace: string, input: HistoryDuplicateCheckRequest): Promise<HistoryDuplicateCheckResponse> {
     this.requireOn();
-    return this.insights.duplicateCheck(namespace, input);
+    const answer = await this.insights.duplicateCheck(namespace, input);
+    await this.linkRuns(namespace, input.repository, answer.candidates);
+    return answer;
   }
 
-  bisect(namespace: string, input: HistoryBisectRequest): Promise<HistoryBisectResponse> {
+  async bisect(namespace: string, input: HistoryBisectRequest): Promise<HistoryBisectResponse> {
     this.requireOn();
-    return this.insights.bisect(namespace, input);
+    const answer = await this.insights.bisect(namespace, input);
+    await this.linkRuns(namespace, input.repository, answer.candidates);
+    return answer;
   }
 
-  reviewBrief(namespace: string, input: HistoryReviewBriefRequest): Promise<HistoryReviewBriefResponse> {
+  async reviewBrief(namespace: string, input: HistoryReviewBriefRequest): Promise<HistoryReviewBriefResponse> {
     this.requireOn();
-    return this.reviews.brief(namespace, input);
+    const brief = await this.reviews.brief(namespace, input);
+    await this.linkRuns(namespace, input.repository, [brief]);
+    return brief;
+  }
+
+  /** Fills each answer's `runs`: the runs that named its PR (issue 13: runs name the PRs they wrote). */
+  private async linkRuns(namespace: string, repository: string, items: { pr_number: number | null; runs: string[] }[]): Promise<void> {
+    const lookup = this.options.runsNamingPullRequests;
+    const numbers = items.map((i) => i.pr_number).filter((n): n is number => n !== null);
+    if (!lookup || numbers.length === 0) return;
+    const runs = await lookup(namespace, repository, numbers);
+    for (const item of items) if (item.pr_number !== null) item.runs = runs.get(item.pr_number) ?? [];
   }
 
   /** Waits for the ingests this process runs (their checkpoints make a later rerun cheap). */

@@ -122,6 +122,8 @@ export interface CommitView {
   subject: string;
   author: string;
   committed_at: string;
+  /** The runs that named its PR on completion (run.complete pull_requests), oldest first. */
+  runs: string[];
 }
 
 export interface PathChangeView extends CommitView {
@@ -231,4 +233,6 @@ export interface HistoryReviewBriefResponse {
   written_by: 'model' | 'builder';
   /** Paragraphs or comments that read as high: never sent to a model nor shown. */
   withheld: number;
+  /** The runs that named this PR on completion (run.complete pull_requests), oldest first. */
+  runs: string[];
 }

@@ -1103,6 +1103,13 @@ export const WireSchemas: WireSchemaSet = {
         "withheld": {
           "description": "Paragraphs or comments that read as high: never sent to a model nor shown.",
           "type": "number"
+        },
+        "runs": {
+          "description": "The runs that named this PR on completion (run.complete pull_requests), oldest first.",
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
         }
       },
       "required": [
@@ -1117,7 +1124,8 @@ export const WireSchemas: WireSchemaSet = {
         "review_comments",
         "linked_issues",
         "written_by",
-        "withheld"
+        "withheld",
+        "runs"
       ]
     },
     "HistorySymbolResponse": {
@@ -1218,6 +1226,13 @@ export const WireSchemas: WireSchemaSet = {
         },
         "committed_at": {
           "type": "string"
+        },
+        "runs": {
+          "description": "The runs that named its PR on completion (run.complete pull_requests), oldest first.",
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
         }
       },
       "required": [
@@ -1228,7 +1243,8 @@ export const WireSchemas: WireSchemaSet = {
         "pr_number",
         "subject",
         "author",
-        "committed_at"
+        "committed_at",
+        "runs"
       ]
     },
     "ListSavedMessagesResponse": {
@@ -1510,6 +1526,13 @@ export const WireSchemas: WireSchemaSet = {
         },
         "committed_at": {
           "type": "string"
+        },
+        "runs": {
+          "description": "The runs that named its PR on completion (run.complete pull_requests), oldest first.",
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
         }
       },
       "required": [
@@ -1522,7 +1545,8 @@ export const WireSchemas: WireSchemaSet = {
         "pr_number",
         "subject",
         "author",
-        "committed_at"
+        "committed_at",
+        "runs"
       ]
     },
     "QuarantineDropResponse": {
@@ -1718,6 +1742,13 @@ export const WireSchemas: WireSchemaSet = {
         },
         "committed_at": {
           "type": "string"
+        },
+        "runs": {
+          "description": "The runs that named its PR on completion (run.complete pull_requests), oldest first.",
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
         }
       },
       "required": [
@@ -1729,7 +1760,8 @@ export const WireSchemas: WireSchemaSet = {
         "pr_number",
         "subject",
         "author",
-        "committed_at"
+        "committed_at",
+        "runs"
       ]
     },
     "RecallHit": {
@@ -2045,6 +2077,31 @@ export const WireSchemas: WireSchemaSet = {
         "cost_usd"
       ]
     },
+    "RunPullRequestView": {
+      "type": "object",
+      "properties": {
+        "number": {
+          "type": "number"
+        },
+        "repository": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "url": {
+          "type": [
+            "string",
+            "null"
+          ]
+        }
+      },
+      "required": [
+        "number",
+        "repository",
+        "url"
+      ]
+    },
     "RunReportUsageResponse": {
       "type": "object",
       "properties": {
@@ -2122,6 +2179,13 @@ export const WireSchemas: WireSchemaSet = {
             "type": "string"
           }
         },
+        "pull_requests": {
+          "description": "The pull requests it named on completion.",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/RunPullRequestView"
+          }
+        },
         "source": {
           "description": "`api` (run.begin), `mcp` (an MCP session's implicit run) or `capture` (a capture hook's usage report).",
           "type": "string",
@@ -2163,6 +2227,7 @@ export const WireSchemas: WireSchemaSet = {
         "outcome",
         "memories_used",
         "wrote",
+        "pull_requests",
         "source",
         "started_at",
         "last_activity_at",
@@ -2601,6 +2666,13 @@ export const WireSchemas: WireSchemaSet = {
         },
         "committed_at": {
           "type": "string"
+        },
+        "runs": {
+          "description": "The runs that named its PR on completion (run.complete pull_requests), oldest first.",
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
         }
       },
       "required": [
@@ -2613,7 +2685,8 @@ export const WireSchemas: WireSchemaSet = {
         "pr_number",
         "subject",
         "author",
-        "committed_at"
+        "committed_at",
+        "runs"
       ]
     },
     "ThreadSummaryView": {
@@ -4964,6 +5037,15 @@ export const WireSchemas: WireSchemaSet = {
             }
           }
         },
+        "pull_requests": {
+          "description": "The pull requests the run opened or wrote to (history answers link them back to the run).",
+          "schema": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/RunPullRequest"
+            }
+          }
+        },
         "agent": {
           "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
           "schema": {
@@ -5022,6 +5104,17 @@ export const WireSchemas: WireSchemaSet = {
             "type": "string"
           }
         },
+        "pull_request": {
+          "description": "Only runs that named this pull request (with `repository`: in that repository, or in none named).",
+          "schema": {
+            "type": "number"
+          }
+        },
+        "repository": {
+          "schema": {
+            "type": "string"
+          }
+        },
         "limit": {
           "schema": {
             "type": "number"
@@ -5040,6 +5133,26 @@ export const WireSchemas: WireSchemaSet = {
         },
         "namespace": {
           "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "RunPullRequest": {
+      "description": "A pull request a run opened or wrote to. `repository` is the repository's name in Loom's code index (`loom code add --name`), so history answers can link the PR back to the run; without it the PR number matches in any repository of the namespace.",
+      "fields": {
+        "number": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "repository": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "url": {
           "schema": {
             "type": "string"
           }

@@ -81,5 +81,6 @@ function view(r: Ranked): RankedChangeView {
     reasons: r.reasons,
     files_in_common: r.files,
     symbols_in_common: r.symbols,
+    runs: [],
   };
 }

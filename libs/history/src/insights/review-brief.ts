@@ -65,6 +65,7 @@ export class ReviewBriefs {
       linked_issues: linked,
       written_by: condensed ? 'model' : 'builder',
       withheld,
+      runs: [],
     };
   }
 

@@ -212,5 +212,6 @@ function commitView(row: CommitRow | undefined, sha: string): CommitView {
     subject: row?.subject ?? '',
     author: row?.author_name ?? '',
     committed_at: row ? new Date(`${String(row.committed_at).replace(' ', 'T')}Z`).toISOString() : '',
+    runs: [],
   };
 }

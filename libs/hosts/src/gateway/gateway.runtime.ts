@@ -151,7 +151,12 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
     if (config.erasure.runsIn === 'service') logger.info('erasures run in the erasure service (LOOM_ERASURE_RUNS_IN=service): this gateway stores requests and waits for their records');
     const runs = new RunsService(storage, leases, prices);
     const observations = new ObservationsService(storage, memory, leases);
-    const code = new CodeHistory(storage, leases, { enabled: config.code.ingestEnabled, logger, llm: metered('review') });
+    const code = new CodeHistory(storage, leases, {
+      enabled: config.code.ingestEnabled,
+      logger,
+      llm: metered('review'),
+      runsNamingPullRequests: (namespace, repository, numbers) => runs.runsNamingPullRequests(namespace, repository, numbers),
+    });
     const tracker = new TrackerService(storage, {
       org: config.tracker.org,
       scanLimit: config.tracker.scanLimit,
