@@ -1,4 +1,4 @@
-/** The stored rows of the code index, as inserted (see migrations 0044-0048). */
+/** The stored rows of the code index, as inserted (see migrations 0039-0043). */
 export interface RepositoryRow {
   namespace: string;
   name: string;
