@@ -113,19 +113,19 @@ export const Ops = {
   'history.path': { role: 'viewer', request: HistoryPathRequest, response: answers<HistoryPathResponse>(), errors: ['not_found', 'not_configured'] },
   'history.symbol': { role: 'viewer', request: HistorySymbolRequest, response: answers<HistorySymbolResponse>(), errors: ['not_found', 'not_configured'] },
   'history.line': { role: 'viewer', request: HistoryLineRequest, response: answers<HistoryLineResponse>(), errors: ['not_found', 'not_configured'] },
-  'history.review_brief': { role: 'viewer', request: HistoryReviewBriefRequest, response: answers<HistoryReviewBriefResponse>(), errors: ['not_found', 'not_configured'] },
-  'history.duplicate_check': { role: 'viewer', request: HistoryDuplicateCheckRequest, response: answers<HistoryDuplicateCheckResponse>(), errors: ['not_found', 'not_configured'] },
-  'history.bisect': { role: 'viewer', request: HistoryBisectRequest, response: answers<HistoryBisectResponse>(), errors: ['not_found', 'not_configured'] },
+  'history.review_brief': { role: 'viewer', request: HistoryReviewBriefRequest, response: answers<HistoryReviewBriefResponse>(), errors: ['not_found', 'not_configured'], experimental: true },
+  'history.duplicate_check': { role: 'viewer', request: HistoryDuplicateCheckRequest, response: answers<HistoryDuplicateCheckResponse>(), errors: ['not_found', 'not_configured'], experimental: true },
+  'history.bisect': { role: 'viewer', request: HistoryBisectRequest, response: answers<HistoryBisectResponse>(), errors: ['not_found', 'not_configured'], experimental: true },
   // The tracker plane: read live from the team's own ClickHouse, one source per namespace.
   'tracker.status': { role: 'viewer', request: TrackerStatusRequest, response: answers<TrackerStatusResponse>() },
   'tracker.source_register': { role: 'admin', request: TrackerSourceRegisterRequest, response: answers<TrackerSourceRegisterResponse>(), errors: ['not_configured'] },
-  'tracker.duplicate_check': { role: 'viewer', request: TrackerDuplicateCheckRequest, response: answers<TrackerDuplicateCheckResponse>(), errors: ['not_found', 'not_configured', 'unavailable'] },
+  'tracker.duplicate_check': { role: 'viewer', request: TrackerDuplicateCheckRequest, response: answers<TrackerDuplicateCheckResponse>(), errors: ['not_found', 'not_configured', 'unavailable'], experimental: true },
   'tracker.issue_links': { role: 'viewer', request: TrackerIssueLinksRequest, response: answers<TrackerIssueLinksResponse>(), errors: ['not_configured', 'unavailable'] },
   'tracker.flaky_tests': { role: 'viewer', request: TrackerFlakyTestsRequest, response: answers<TrackerFlakyTestsResponse>(), errors: ['not_configured', 'unavailable'] },
   'quarantine.list': { role: 'admin', request: QuarantineListRequest, response: answers<QuarantineListResponse>(), deploymentWide: true },
   'quarantine.retry': { role: 'admin', request: QuarantineRetryRequest, response: answers<QuarantineRetryResponse>(), deploymentWide: true },
   'quarantine.drop': { role: 'admin', request: QuarantineDropRequest, response: answers<QuarantineDropResponse>(), deploymentWide: true },
-} as const satisfies Record<string, { role: Role; request: new () => object; response: Answer<object>; errors?: readonly ErrorCode[]; perUser?: boolean; deploymentWide?: boolean }>;
+} as const satisfies Record<string, { role: Role; request: new () => object; response: Answer<object>; errors?: readonly ErrorCode[]; perUser?: boolean; deploymentWide?: boolean; experimental?: boolean }>;
 
 export function isPerUserOp(op: OpName): boolean {
   return 'perUser' in Ops[op] && Ops[op].perUser === true;
@@ -134,6 +134,14 @@ export function isPerUserOp(op: OpName): boolean {
 /** Ops that change what every tenant gets (live settings): only a token for every namespace may call them. */
 export function isDeploymentWideOp(op: OpName): boolean {
   return 'deploymentWide' in Ops[op] && Ops[op].deploymentWide === true;
+}
+
+/**
+ * Ops whose answers are ranked guesses still being tuned (PRHIST-05): their shape holds, their
+ * ranking may change between releases. The gateway's status (/readyz) lists them.
+ */
+export function isExperimentalOp(op: OpName): boolean {
+  return 'experimental' in Ops[op] && Ops[op].experimental === true;
 }
 
 export type OpName = keyof typeof Ops;

@@ -5,7 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FIXTURE_SECRET, startOpenAiCompatibleServer, startTestLoom, uniqueNamespace, writeGitFixture, type GitFixture, type OpenAiCompatibleServer, type TestLoom } from '../../testing/src';
+import { createTrackerTables, FIXTURE_SECRET, startOpenAiCompatibleServer, trackerRegistration, startTestLoom, uniqueNamespace, writeGitFixture, type GitFixture, type OpenAiCompatibleServer, type TestLoom } from '../../testing/src';
 
 describe('Code history plane, off by default (PRHIST-01, PRHIST-04, SETTINGS-09)', () => {
   let loom: TestLoom;
@@ -29,6 +29,8 @@ describe('Code history plane, off by default (PRHIST-01, PRHIST-04, SETTINGS-09)
       expect(answer.body.error.message).toContain('LOOM_CODE_INGEST_ENABLED=true');
     }
     expect(await loom.admin.ok('code.list', { namespace: ns })).toEqual({ enabled: false, repositories: [] });
+    const status = await (await fetch(`${loom.url}/readyz`)).json();
+    expect(status.planes.code_history).toMatchObject({ enabled: false, how_to_enable: expect.stringContaining('LOOM_CODE_INGEST_ENABLED=true') });
   });
 });
 
@@ -37,14 +39,39 @@ describe('Code history: ingest and path, symbol and line history through the API
   let fixture: GitFixture;
   let ns: string;
   beforeAll(async () => {
-    loom = await startTestLoom({ withEmbedder: false, env: { LOOM_CODE_INGEST_ENABLED: 'true' } });
+    loom = await startTestLoom({ withEmbedder: false, env: { LOOM_CODE_INGEST_ENABLED: 'true', LOOM_TRACKER_ORG: 'acme' } });
     fixture = writeGitFixture();
     ns = uniqueNamespace();
+    // On, with no repository added yet: no history before then, and the answer says how to add one.
+    const none = await loom.admin.call('history.path', { namespace: ns, repository: 'demo', path: 'README.md' });
+    expect([none.status, none.body.error.message]).toEqual([404, expect.stringContaining('loom code add')]);
     const added = await loom.admin.ok('code.add', { namespace: ns, path: fixture.path, name: 'demo', wait: true });
     expect(added.repository).toMatchObject({ name: 'demo', state: 'ready', commits_indexed: 7, commits_total: 7, head: fixture.commits.cFile, error: null });
   });
   afterAll(async () => loom.close());
   const ok = (op: string, body: Record<string, unknown>) => loom.admin.ok(op, { namespace: ns, repository: 'demo', ...body });
+
+  it('PRHIST-05: the status page (/readyz) says the plane is on and marks the ranked history ops experimental', async () => {
+    const status = await (await fetch(`${loom.url}/readyz`)).json();
+    expect(status.planes.code_history).toEqual({ enabled: true, experimental_ops: ['history.review_brief', 'history.duplicate_check', 'history.bisect'] });
+    expect(status.planes.tracker).toMatchObject({ enabled: true, experimental_ops: ['tracker.duplicate_check'] });
+  });
+
+  it('PRHIST-02: once on, the history holds the merged PRs (squash and merge commits) and the issues they fix; with a tracker source registered, its CI runs and PR links answer beside it', async () => {
+    expect((await ok('history.path', { path: 'src' })).changes.map((c: { pr_number: number | null }) => c.pr_number)).toEqual([4, 3, 2, 1, null]);
+    expect((await ok('history.review_brief', { pr_number: 4 })).title).toBe('Merge pull request #4 from acme/ping');
+    expect((await ok('history.review_brief', { pr_number: 2 })).linked_issues).toEqual([12]);
+    const db = `${loom.gateway.runtime.storage.tables.database}_prhist`;
+    await createTrackerTables(loom.gateway.runtime.storage, db);
+    try {
+      expect((await loom.admin.call('tracker.flaky_tests', { namespace: ns })).status).toBe(501);
+      await loom.admin.ok('tracker.source_register', { namespace: ns, ...trackerRegistration(db) });
+      expect((await loom.admin.ok('tracker.flaky_tests', { namespace: ns })).tests.map((t: { test: string }) => t.test)).toEqual(['test_a', 'test_c']);
+      expect((await loom.admin.ok('tracker.issue_links', { namespace: ns, issue: '101' })).links.map((l: { pr: string }) => l.pr)).toEqual(['2001', '2008', '2007']);
+    } finally {
+      await loom.gateway.runtime.storage.command(`DROP DATABASE IF EXISTS ${db}`).catch(() => undefined);
+    }
+  });
 
   it('PRHIST-04: code.list shows the repository with its progress; a viewer may list but not add', async () => {
     expect(await loom.admin.ok('code.list', { namespace: ns })).toMatchObject({ enabled: true, repositories: [{ name: 'demo', state: 'ready', commits_indexed: 7, commits_total: 7 }] });
@@ -127,6 +154,31 @@ describe('Code history: ingest and path, symbol and line history through the API
     } finally {
       await client.close();
     }
+  });
+
+  it('[issue 13: runs name the PRs they wrote] run.complete names its pull requests; path, symbol and line history and the review brief link each PR to those runs; run.list finds them by PR', async () => {
+    const begin = async (goal: string) => (await loom.admin.ok('run.begin', { namespace: ns, goal })).run.run_id as string;
+    const fixer = await begin('Stop queries hanging');
+    const done = await loom.admin.ok('run.complete', { namespace: ns, run_id: fixer, status: 'succeeded', pull_requests: [{ number: 2, repository: 'demo', url: 'https://github.com/acme/demo/pull/2' }] });
+    expect(done.run.pull_requests).toEqual([{ number: 2, repository: 'demo', url: 'https://github.com/acme/demo/pull/2' }]);
+    const pinger = await begin('Add ping');
+    await loom.admin.ok('run.complete', { namespace: ns, run_id: pinger, status: 'succeeded', pull_requests: [{ number: 4 }] });
+    // Another repository's PR #2 is not this one.
+    const elsewhere = await begin('Work on another repository');
+    await loom.admin.ok('run.complete', { namespace: ns, run_id: elsewhere, status: 'succeeded', pull_requests: [{ number: 2, repository: 'other' }] });
+
+    const path = await ok('history.path', { path: 'src/connection.ts' });
+    expect(path.changes.map((c: { pr_number: number | null; runs: string[] }) => [c.pr_number, c.runs])).toEqual([[4, [pinger]], [3, []], [2, [fixer]], [1, []], [null, []]]);
+    expect((await ok('history.symbol', { symbol: 'query' })).changes.map((c: { runs: string[] }) => c.runs)).toEqual([[fixer], []]);
+    expect((await ok('history.line', { path: 'src/connection.ts', line: 4 })).changes[0].runs).toEqual([fixer]);
+    expect((await ok('history.review_brief', { pr_number: 2 })).runs).toEqual([fixer]);
+    expect((await ok('history.duplicate_check', { title: 'Add a timeout to slow queries' })).candidates[0].runs).toEqual([fixer]);
+    const listed = await loom.admin.ok('run.list', { namespace: ns, agent: '*', pull_request: 2, repository: 'demo' });
+    expect(listed.runs.map((r: { run_id: string }) => r.run_id)).toEqual([fixer]);
+    expect((await loom.admin.ok('run.list', { namespace: ns, agent: '*', pull_request: 2 })).runs.map((r: { run_id: string }) => r.run_id).sort()).toEqual([elsewhere, fixer].sort());
+    const bad = await loom.admin.call('run.complete', { namespace: ns, run_id: await begin('bad'), status: 'succeeded', pull_requests: [{ number: 0, repository: 'bad name!', url: 'ftp://x' }] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.fields.map((f: { field: string }) => f.field).sort()).toEqual(['pull_requests.0.number', 'pull_requests.0.repository', 'pull_requests.0.url']);
   });
 
   it('[issue 13: resumable] a rerun adds only new commits; the rows are not doubled', async () => {

@@ -1,4 +1,4 @@
-import type { Storage } from '@loom/clickhouse';
+import { formatMillis, type Storage } from '@loom/clickhouse';
 import {
   LoomError,
   type CodeAddRequest,
@@ -21,7 +21,7 @@ import {
   type HistorySymbolResponse,
   type RepositoryView,
 } from '@loom/contracts';
-import { leaseKey, withLease, type LeaseManager } from '@loom/leases';
+import { leaseKey, withLease, type Lease, type LeaseManager } from '@loom/leases';
 import type { Logger } from '@loom/platform';
 import type { LlmProvider } from '@loom/providers';
 import { HistoryInsights } from './insights/history-insights';
@@ -48,6 +48,8 @@ export interface CodeHistoryOptions {
   githubApiUrl?: string;
   /** The longest rate-limit wait a GitHub sync takes in process (default 65 min). */
   githubMaxWaitMs?: number;
+  /** The runs that named each PR on completion (the runs plane's answer); history answers link to them. */
+  runsNamingPullRequests?: (namespace: string, repository: string, numbers: readonly number[]) => Promise<Map<number, string[]>>;
 }
 
 const GITHUB_API = 'https://api.github.com';
@@ -111,8 +113,8 @@ export class CodeHistory {
     }
     // Answer once the job has stored its state (ingesting, with the total), or when it is done.
     await (input.wait ? job.done : job.started);
-    const row = await this.repositories.get(namespace, name);
-    if (!row) throw new LoomError('internal', `the ingest of "${name}" stored no state`);
+    // No state yet: another gateway holds the ingest and has not stored its first state.
+    const row = (await this.repositories.get(namespace, name)) ?? startingRow(request);
     return { repository: view(row, await this.github.source(namespace, name)) };
   }
 
@@ -164,34 +166,55 @@ export class CodeHistory {
     return { enabled: true, repositories: rows.map((r) => view(r, sources.get(r.name))) };
   }
 
-  path(namespace: string, input: HistoryPathRequest): Promise<HistoryPathResponse> {
+  async path(namespace: string, input: HistoryPathRequest): Promise<HistoryPathResponse> {
     this.requireOn();
-    return this.queries.path(namespace, input);
+    const answer = await this.queries.path(namespace, input);
+    await this.linkRuns(namespace, input.repository, answer.changes);
+    return answer;
   }
 
-  symbol(namespace: string, input: HistorySymbolRequest): Promise<HistorySymbolResponse> {
+  async symbol(namespace: string, input: HistorySymbolRequest): Promise<HistorySymbolResponse> {
     this.requireOn();
-    return this.queries.symbol(namespace, input);
+    const answer = await this.queries.symbol(namespace, input);
+    await this.linkRuns(namespace, input.repository, answer.changes);
+    return answer;
   }
 
-  line(namespace: string, input: HistoryLineRequest): Promise<HistoryLineResponse> {
+  async line(namespace: string, input: HistoryLineRequest): Promise<HistoryLineResponse> {
     this.requireOn();
-    return this.queries.line(namespace, input);
+    const answer = await this.queries.line(namespace, input);
+    await this.linkRuns(namespace, input.repository, answer.changes);
+    return answer;
   }
 
-  duplicateCheck(namespace: string, input: HistoryDuplicateCheckRequest): Promise<HistoryDuplicateCheckResponse> {
+  async duplicateCheck(namespace: string, input: HistoryDuplicateCheckRequest): Promise<HistoryDuplicateCheckResponse> {
     this.requireOn();
-    return this.insights.duplicateCheck(namespace, input);
+    const answer = await this.insights.duplicateCheck(namespace, input);
+    await this.linkRuns(namespace, input.repository, answer.candidates);
+    return answer;
   }
 
-  bisect(namespace: string, input: HistoryBisectRequest): Promise<HistoryBisectResponse> {
+  async bisect(namespace: string, input: HistoryBisectRequest): Promise<HistoryBisectResponse> {
     this.requireOn();
-    return this.insights.bisect(namespace, input);
+    const answer = await this.insights.bisect(namespace, input);
+    await this.linkRuns(namespace, input.repository, answer.candidates);
+    return answer;
   }
 
-  reviewBrief(namespace: string, input: HistoryReviewBriefRequest): Promise<HistoryReviewBriefResponse> {
+  async reviewBrief(namespace: string, input: HistoryReviewBriefRequest): Promise<HistoryReviewBriefResponse> {
     this.requireOn();
-    return this.reviews.brief(namespace, input);
+    const brief = await this.reviews.brief(namespace, input);
+    await this.linkRuns(namespace, input.repository, [brief]);
+    return brief;
+  }
+
+  /** Fills each answer's `runs`: the runs that named its PR (issue 13: runs name the PRs they wrote). */
+  private async linkRuns(namespace: string, repository: string, items: { pr_number: number | null; runs: string[] }[]): Promise<void> {
+    const lookup = this.options.runsNamingPullRequests;
+    const numbers = items.map((i) => i.pr_number).filter((n): n is number => n !== null);
+    if (!lookup || numbers.length === 0) return;
+    const runs = await lookup(namespace, repository, numbers);
+    for (const item of items) if (item.pr_number !== null) item.runs = runs.get(item.pr_number) ?? [];
   }
 
   /** Waits for the ingests this process runs (their checkpoints make a later rerun cheap). */
@@ -203,18 +226,29 @@ export class CodeHistory {
 
   private async runUnderLease(request: { namespace: string; name: string; path: string; ref?: string }, started: Deferred): Promise<void> {
     const log = this.options.logger;
-    const outcome = await withLease(this.leases, leaseKey('code-ingest', request.namespace, request.name), () =>
+    const key = leaseKey('code-ingest', request.namespace, request.name);
+    const work = (lease: Lease) =>
       this.ingest.run(request, {
+        signal: lease.signal,
         onProgress: (r) => {
           started.resolve();
           log?.info({ repository: r.name, namespace: r.namespace, commits: r.commits, total: r.commits_total, state: r.state }, `code ingest ${r.name}: ${r.commits}/${r.commits_total} commits (${r.state})`);
         },
-      }),
-    ).catch((error: unknown) => {
+      });
+    const failed = (error: unknown): undefined => {
       log?.error({ err: error, repository: request.name }, `code ingest ${request.name} failed; run \`loom code add\` again to resume from its last checkpoint`);
       return undefined;
-    });
-    if (outcome && !outcome.acquired) log?.info({ repository: request.name }, `code ingest ${request.name} already runs elsewhere; not started twice`);
+    };
+    let outcome = await withLease(this.leases, key, work).catch(failed);
+    if (outcome && !outcome.acquired) {
+      // Another process holds the ingest: it runs there now, or it died mid-ingest and its lease
+      // lapses within the TTL. Answer with the stored state now, and take the work over once the
+      // lease is free: the run resumes from the checkpoint, or finds nothing new to do.
+      log?.info({ repository: request.name }, `code ingest ${request.name} already runs elsewhere; this gateway takes it over if that one stops`);
+      started.resolve();
+      outcome = await withLease(this.leases, key, work, { waitMs: this.leases.ttlMs + 5_000, pollMs: 500 }).catch(failed);
+      if (outcome && !outcome.acquired) log?.info({ repository: request.name }, `code ingest ${request.name} still runs elsewhere; not started twice`);
+    }
   }
 
   private requireOn(): void {
@@ -225,6 +259,11 @@ export class CodeHistory {
 function defaultName(path: string): string {
   const name = basename(path).replace(/\.git$/, '').replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[^A-Za-z0-9]+/, '');
   return name.slice(0, 128) || 'repository';
+}
+
+function startingRow(request: { namespace: string; name: string; path: string; ref?: string }): RepositoryRow {
+  const now = formatMillis();
+  return { ...request, ref: request.ref ?? 'HEAD', state: 'ingesting', error: '', last_sha: '', commits: 0, commits_total: 0, started_at: now, updated_at: now };
 }
 
 function view(row: RepositoryRow, github: GithubSourceRow | undefined): RepositoryView {

@@ -19,12 +19,16 @@ import { ModelPrices } from '@loom/providers';
 import { costsOf, sumCosts, type UsageSumRow } from './run-cost';
 
 /** A runs row: the view's fields as stored (an empty outcome, engine timestamps), with its namespace. */
-interface RunRow extends Omit<RunView, 'outcome' | 'model_cost'> {
+interface RunRow extends Omit<RunView, 'outcome' | 'model_cost' | 'pull_requests'> {
   namespace: string;
   outcome: string;
+  /** The pull requests named on completion, as parallel arrays ('' for a part not given). */
+  pr_numbers: number[];
+  pr_repositories: string[];
+  pr_urls: string[];
 }
 
-const COLUMNS = 'namespace, run_id, agent, goal, status, outcome, memories_used, wrote, source, started_at, last_activity_at, ended_at';
+const COLUMNS = 'namespace, run_id, agent, goal, status, outcome, memories_used, wrote, pr_numbers, pr_repositories, pr_urls, source, started_at, last_activity_at, ended_at';
 
 /** How long a run's writer waits for another one on the same run. */
 const RUN_LEASE_WAIT_MS = 30_000;
@@ -101,7 +105,9 @@ export class RunsService {
     const where = new Conditions('namespace = {ns:String}', { ns: namespace, limit: input.limit ?? 20, offset: input.offset ?? 0 })
       .when(agent === ALL_AGENTS ? undefined : agent, 'agent = {agent:String}', 'agent')
       .when(input.status, 'status = {status:String}', 'status')
-      .when(input.since === undefined ? undefined : formatMillis(new Date(input.since)), "started_at >= {since:DateTime64(3, 'UTC')}", 'since');
+      .when(input.since === undefined ? undefined : formatMillis(new Date(input.since)), "started_at >= {since:DateTime64(3, 'UTC')}", 'since')
+      .when(input.pull_request, 'has(pr_numbers, {pr:UInt32})', 'pr')
+      .when(input.pull_request === undefined ? undefined : input.repository, "arrayExists((n, r) -> n = {pr:UInt32} AND r IN ('', {repository:String}), pr_numbers, pr_repositories)", 'repository');
     const rows = await this.storage.query<RunRow>(
       `SELECT ${COLUMNS} FROM ${this.storage.tables.runs} FINAL
        WHERE ${where}
@@ -128,6 +134,13 @@ export class RunsService {
       outcome: input.outcome ?? '',
       memories_used: input.memories_used ?? row.memories_used,
       wrote: input.wrote ?? row.wrote,
+      ...(input.pull_requests === undefined
+        ? {}
+        : {
+            pr_numbers: input.pull_requests.map((p) => p.number),
+            pr_repositories: input.pull_requests.map((p) => p.repository ?? ''),
+            pr_urls: input.pull_requests.map((p) => p.url ?? ''),
+          }),
       last_activity_at: now,
       ended_at: now,
     };
@@ -138,6 +151,30 @@ export class RunsService {
   async get(namespace: string, runId: string): Promise<RunResponse> {
     const row = await this.require(namespace, runId);
     return { run: view(row, (await this.costs(namespace, [runId])).get(runId) ?? null) };
+  }
+
+  /**
+   * The runs that named each of these PRs on completion, oldest first: in `repository`, or
+   * naming no repository. What history answers link a PR back to.
+   */
+  async runsNamingPullRequests(namespace: string, repository: string, numbers: readonly number[]): Promise<Map<number, string[]>> {
+    const wanted = [...new Set(numbers.filter((n) => n > 0))];
+    if (wanted.length === 0) return new Map();
+    const rows = await this.storage.query<{ run_id: string; pr: number }>(
+      `SELECT run_id, pr FROM (
+         SELECT run_id, started_at, arrayJoin(arrayFilter((n, r) -> has({prs:Array(UInt32)}, n) AND r IN ('', {repository:String}), pr_numbers, pr_repositories)) AS pr
+         FROM ${this.storage.tables.runs} FINAL
+         WHERE namespace = {ns:String} AND hasAny(pr_numbers, {prs:Array(UInt32)}))
+       ORDER BY started_at, run_id`,
+      { ns: namespace, repository, prs: wanted },
+    );
+    const byPr = new Map<number, string[]>();
+    for (const row of rows) {
+      const list = byPr.get(Number(row.pr)) ?? [];
+      if (!list.includes(row.run_id)) list.push(row.run_id);
+      byPr.set(Number(row.pr), list);
+    }
+    return byPr;
   }
 
   /** A call in an MCP session: its implicit run stays open. */
@@ -208,7 +245,7 @@ export class RunsService {
 
 function newRun(namespace: string, runId: string, agent: string, goal: string, source: RunSource): RunRow {
   const now = formatMillis();
-  return { namespace, run_id: runId, agent, goal, status: 'running', outcome: '', memories_used: [], wrote: [], source, started_at: now, last_activity_at: now, ended_at: null };
+  return { namespace, run_id: runId, agent, goal, status: 'running', outcome: '', memories_used: [], wrote: [], pr_numbers: [], pr_repositories: [], pr_urls: [], source, started_at: now, last_activity_at: now, ended_at: null };
 }
 
 function view(row: RunRow, modelCost: RunModelCost | null): RunView {
@@ -220,6 +257,7 @@ function view(row: RunRow, modelCost: RunModelCost | null): RunView {
     outcome: row.outcome || null,
     memories_used: row.memories_used,
     wrote: row.wrote,
+    pull_requests: row.pr_numbers.map((number, i) => ({ number: Number(number), repository: row.pr_repositories[i] || null, url: row.pr_urls[i] || null })),
     source: row.source,
     started_at: toIso(row.started_at)!,
     last_activity_at: toIso(row.last_activity_at)!,

@@ -426,6 +426,8 @@ export interface RunCompleteRequest {
   memories_used?: string[];
   /** What the agent wrote: files, PRs, memories, briefs (free-form references). */
   wrote?: string[];
+  /** The pull requests the run opened or wrote to (history answers link them back to the run). */
+  pull_requests?: RunPullRequest[];
   /** Defaults to the token's namespace when the token has exactly one. */
   namespace?: string;
   /** The agent writing or reading; "default" when omitted. Reads accept "*" for every agent. */
@@ -446,6 +448,9 @@ export interface RunListRequest {
   status?: 'running' | 'succeeded' | 'failed' | 'abandoned' | 'ended' | 'idle_closed';
   /** A date (YYYY-MM-DD, midnight UTC) or a time with its offset (YYYY-MM-DDTHH:MM[:SS[.fff]]Z or ±HH:MM), years 1900-2299. */
   since?: string;
+  /** Only runs that named this pull request (with `repository`: in that repository, or in none named). */
+  pull_request?: number;
+  repository?: string;
   limit?: number;
   offset?: number;
   /** Defaults to the token's namespace when the token has exactly one. */
@@ -723,6 +728,13 @@ export interface BriefSectionsInput {
   key_files?: string[];
   constraints?: string[];
   pointers?: string[];
+}
+
+/** A pull request a run opened or wrote to. `repository` is the repository's name in Loom's code index (`loom code add --name`), so history answers can link the PR back to the run; without it the PR number matches in any repository of the namespace. */
+export interface RunPullRequest {
+  number: number;
+  repository?: string;
+  url?: string;
 }
 
 /** One model call's token usage, as a client reports it (the Claude Code plugin, from the session transcript). `usage_id` is the client's id for the call: a report sent again replaces the earlier one and is never counted twice. */
@@ -1130,6 +1142,8 @@ export interface HistoryReviewBriefResponse {
   written_by: 'model' | 'builder';
   /** Paragraphs or comments that read as high: never sent to a model nor shown. */
   withheld: number;
+  /** The runs that named this PR on completion (run.complete pull_requests), oldest first. */
+  runs: string[];
 }
 
 export interface HistorySymbolResponse {
@@ -1164,6 +1178,8 @@ export interface LineChangeView {
   committed_at: string;
   /** The PR's title, from the GitHub source; null without one. */
   pr_title: string | null;
+  /** The runs that named its PR on completion (run.complete pull_requests), oldest first. */
+  runs: string[];
 }
 
 export interface LinkedIssueView {
@@ -1255,6 +1271,8 @@ export interface PathChangeView {
   committed_at: string;
   /** The PR's title, from the GitHub source; null without one. */
   pr_title: string | null;
+  /** The runs that named its PR on completion (run.complete pull_requests), oldest first. */
+  runs: string[];
 }
 
 export interface QuarantineDropResponse {
@@ -1313,6 +1331,8 @@ export interface RankedChangeView {
   committed_at: string;
   /** The PR's title, from the GitHub source; null without one. */
   pr_title: string | null;
+  /** The runs that named its PR on completion (run.complete pull_requests), oldest first. */
+  runs: string[];
 }
 
 export interface RecallHit {
@@ -1406,6 +1426,12 @@ export interface RunModelCost {
   cost_usd: number | null;
 }
 
+export interface RunPullRequestView {
+  number: number;
+  repository: string | null;
+  url: string | null;
+}
+
 export interface RunReportUsageResponse {
   run_id: string;
   /** Reports taken in this call (a report sent again counts here, and once in the totals). */
@@ -1427,6 +1453,8 @@ export interface RunView {
   outcome: string | null;
   memories_used: string[];
   wrote: string[];
+  /** The pull requests it named on completion. */
+  pull_requests: RunPullRequestView[];
   /** `api` (run.begin), `mcp` (an MCP session's implicit run) or `capture` (a capture hook's usage report). */
   source: 'api' | 'mcp' | 'capture';
   started_at: string;
@@ -1560,6 +1588,8 @@ export interface SymbolChangeView {
   committed_at: string;
   /** The PR's title, from the GitHub source; null without one. */
   pr_title: string | null;
+  /** The runs that named its PR on completion (run.complete pull_requests), oldest first. */
+  runs: string[];
 }
 
 export interface ThreadSummaryView {

@@ -38,6 +38,11 @@ export interface SplitTopology {
   serviceUrls(): Record<string, string>;
   /** Starts `count` more processes of a worker service (named `<app>-<n>`), once each serves. */
   startWorkers(app: SplitWorker, count: number, env?: Record<string, string>): Promise<ManagedProcess[]>;
+  /**
+   * Starts one more gateway replica (its env on top of the topology's), once it is ready: a
+   * replica with other switches, or one started again after a test killed the first.
+   */
+  startGateway(env?: Record<string, string>): Promise<{ process: ManagedProcess; url: string; admin: LoomApi }>;
   startEmbedders(count: number): Promise<void>;
   stopEmbedders(): Promise<void>;
   stopClickHouse(): Promise<void>;
@@ -155,6 +160,16 @@ export async function startSplitTopology(
   await startWorkers('compactor', options.compactors ?? 0);
   await startWorkers('brief-condenser', options.condensers ?? 0);
 
+  const startGateway = async (env: Record<string, string> = {}): Promise<{ process: ManagedProcess; url: string; admin: LoomApi }> => {
+    const port = await freePort();
+    const gateway = launch(`gateway-${gateways.length + 1}`, process.execPath, [join(DIST, 'gateway', 'src', 'main.js')], { ...baseEnv, LOOM_PORT: String(port), LOOM_BOOTSTRAP_ADMIN_TOKEN: adminToken, ...env });
+    procs.push(gateway);
+    gateways.push(gateway);
+    const gatewayUrl = `http://127.0.0.1:${port}`;
+    await waitFor('the gateway to be ready', () => httpOk(`${gatewayUrl}/readyz`), { processes: [gateway] });
+    return { process: gateway, url: gatewayUrl, admin: new LoomApi(gatewayUrl, adminToken) };
+  };
+
   return {
     url,
     urls,
@@ -167,6 +182,7 @@ export async function startSplitTopology(
     // Only processes still running: a test that kills one no longer probes it.
     serviceUrls: () => Object.fromEntries(Object.entries(serviceUrls).filter(([name]) => procs.some((p) => p.name === name && p.child.exitCode === null && p.child.signalCode === null))),
     startWorkers,
+    startGateway,
     startEmbedders,
     stopEmbedders: async () => {
       await Promise.all(embedders.splice(0).map((p) => p.stop()));

@@ -41,7 +41,8 @@ export class OpsController {
   async readyz(@Res() reply: FastifyReply): Promise<void> {
     const { checks, reasons } = await this.readiness.report();
     const ready = Object.values(checks).every(Boolean);
-    await reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks, ...(Object.keys(reasons).length > 0 ? { reasons } : {}) });
+    const planes = this.readiness.planes?.();
+    await reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks, ...(Object.keys(reasons).length > 0 ? { reasons } : {}), ...(planes ? { planes } : {}) });
   }
 
   @Get('/metrics')

@@ -2,8 +2,15 @@
 export type CheckResult = boolean | { ready: false; reason: string };
 
 /** Named checks of what the gateway needs to serve: storage, transport, and writes reaching storage. */
+/** Which optional planes this process serves, and the ops marked experimental (PRHIST-05, SETTINGS-09). */
+export type PlanesStatus = Record<string, { enabled: boolean; how_to_enable?: string; experimental_ops: string[] }>;
+
 export class Readiness {
-  constructor(private readonly checks: Record<string, () => Promise<CheckResult>>) {}
+  constructor(
+    private readonly checks: Record<string, () => Promise<CheckResult>>,
+    /** The gateway's planes; a service with no ops has none. */
+    readonly planes?: () => PlanesStatus,
+  ) {}
 
   async check(): Promise<Record<string, boolean>> {
     return (await this.report()).checks;

@@ -183,6 +183,8 @@ export interface CommitView {
   committed_at: string;
   /** The PR's title, from the GitHub source; null without one. */
   pr_title: string | null;
+  /** The runs that named its PR on completion (run.complete pull_requests), oldest first. */
+  runs: string[];
 }
 
 export interface PathChangeView extends CommitView {
@@ -318,4 +320,6 @@ export interface HistoryReviewBriefResponse {
   written_by: 'model' | 'builder';
   /** Paragraphs or comments that read as high: never sent to a model nor shown. */
   withheld: number;
+  /** The runs that named this PR on completion (run.complete pull_requests), oldest first. */
+  runs: string[];
 }

@@ -1206,6 +1206,13 @@ export const WireSchemas: WireSchemaSet = {
         "withheld": {
           "description": "Paragraphs or comments that read as high: never sent to a model nor shown.",
           "type": "number"
+        },
+        "runs": {
+          "description": "The runs that named this PR on completion (run.complete pull_requests), oldest first.",
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
         }
       },
       "required": [
@@ -1221,7 +1228,8 @@ export const WireSchemas: WireSchemaSet = {
         "linked_issues",
         "issues",
         "written_by",
-        "withheld"
+        "withheld",
+        "runs"
       ]
     },
     "HistorySymbolResponse": {
@@ -1329,6 +1337,13 @@ export const WireSchemas: WireSchemaSet = {
             "string",
             "null"
           ]
+        },
+        "runs": {
+          "description": "The runs that named its PR on completion (run.complete pull_requests), oldest first.",
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
         }
       },
       "required": [
@@ -1340,7 +1355,8 @@ export const WireSchemas: WireSchemaSet = {
         "subject",
         "author",
         "committed_at",
-        "pr_title"
+        "pr_title",
+        "runs"
       ]
     },
     "LinkedIssueView": {
@@ -1675,6 +1691,13 @@ export const WireSchemas: WireSchemaSet = {
             "string",
             "null"
           ]
+        },
+        "runs": {
+          "description": "The runs that named its PR on completion (run.complete pull_requests), oldest first.",
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
         }
       },
       "required": [
@@ -1688,7 +1711,8 @@ export const WireSchemas: WireSchemaSet = {
         "subject",
         "author",
         "committed_at",
-        "pr_title"
+        "pr_title",
+        "runs"
       ]
     },
     "QuarantineDropResponse": {
@@ -1899,6 +1923,13 @@ export const WireSchemas: WireSchemaSet = {
             "string",
             "null"
           ]
+        },
+        "runs": {
+          "description": "The runs that named its PR on completion (run.complete pull_requests), oldest first.",
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
         }
       },
       "required": [
@@ -1912,7 +1943,8 @@ export const WireSchemas: WireSchemaSet = {
         "subject",
         "author",
         "committed_at",
-        "pr_title"
+        "pr_title",
+        "runs"
       ]
     },
     "RecallHit": {
@@ -2286,6 +2318,31 @@ export const WireSchemas: WireSchemaSet = {
         "cost_usd"
       ]
     },
+    "RunPullRequestView": {
+      "type": "object",
+      "properties": {
+        "number": {
+          "type": "number"
+        },
+        "repository": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "url": {
+          "type": [
+            "string",
+            "null"
+          ]
+        }
+      },
+      "required": [
+        "number",
+        "repository",
+        "url"
+      ]
+    },
     "RunReportUsageResponse": {
       "type": "object",
       "properties": {
@@ -2363,6 +2420,13 @@ export const WireSchemas: WireSchemaSet = {
             "type": "string"
           }
         },
+        "pull_requests": {
+          "description": "The pull requests it named on completion.",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/RunPullRequestView"
+          }
+        },
         "source": {
           "description": "`api` (run.begin), `mcp` (an MCP session's implicit run) or `capture` (a capture hook's usage report).",
           "type": "string",
@@ -2404,6 +2468,7 @@ export const WireSchemas: WireSchemaSet = {
         "outcome",
         "memories_used",
         "wrote",
+        "pull_requests",
         "source",
         "started_at",
         "last_activity_at",
@@ -2849,6 +2914,13 @@ export const WireSchemas: WireSchemaSet = {
             "string",
             "null"
           ]
+        },
+        "runs": {
+          "description": "The runs that named its PR on completion (run.complete pull_requests), oldest first.",
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
         }
       },
       "required": [
@@ -2862,7 +2934,8 @@ export const WireSchemas: WireSchemaSet = {
         "subject",
         "author",
         "committed_at",
-        "pr_title"
+        "pr_title",
+        "runs"
       ]
     },
     "ThreadSummaryView": {
@@ -5257,6 +5330,15 @@ export const WireSchemas: WireSchemaSet = {
             }
           }
         },
+        "pull_requests": {
+          "description": "The pull requests the run opened or wrote to (history answers link them back to the run).",
+          "schema": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/RunPullRequest"
+            }
+          }
+        },
         "agent": {
           "description": "The agent writing or reading; \"default\" when omitted. Reads accept \"*\" for every agent.",
           "schema": {
@@ -5315,6 +5397,17 @@ export const WireSchemas: WireSchemaSet = {
             "type": "string"
           }
         },
+        "pull_request": {
+          "description": "Only runs that named this pull request (with `repository`: in that repository, or in none named).",
+          "schema": {
+            "type": "number"
+          }
+        },
+        "repository": {
+          "schema": {
+            "type": "string"
+          }
+        },
         "limit": {
           "schema": {
             "type": "number"
@@ -5333,6 +5426,26 @@ export const WireSchemas: WireSchemaSet = {
         },
         "namespace": {
           "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "RunPullRequest": {
+      "description": "A pull request a run opened or wrote to. `repository` is the repository's name in Loom's code index (`loom code add --name`), so history answers can link the PR back to the run; without it the PR number matches in any repository of the namespace.",
+      "fields": {
+        "number": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "repository": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "url": {
           "schema": {
             "type": "string"
           }

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { AgentScopedRequest, IdField, IsoTime, Optional } from '../common.dto';
 
 export const RunStatuses = ['running', 'succeeded', 'failed', 'abandoned', 'ended', 'idle_closed'] as const;
@@ -22,6 +22,17 @@ export class RunBeginRequest extends AgentScopedRequest {
   static readonly example: RunBeginRequest = Object.assign(new RunBeginRequest(), { goal: 'Move invoices to the new ledger' });
 }
 
+/**
+ * A pull request a run opened or wrote to. `repository` is the repository's name in Loom's code
+ * index (`loom code add --name`), so history answers can link the PR back to the run; without
+ * it the PR number matches in any repository of the namespace.
+ */
+export class RunPullRequest {
+  @IsInt() @Min(1) @Max(2_147_483_647) number!: number;
+  @Optional() @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/, { message: 'repository must be a repository name as code.add takes it (letters, digits, _ . -; up to 128)' }) repository?: string;
+  @Optional() @IsString() @Matches(/^https?:\/\/[^\s/]+\S*$/, { message: 'url must be an http(s) URL' }) @MaxLength(2_000) url?: string;
+}
+
 /** Completes a run with its status and outcome. */
 export class RunCompleteRequest extends AgentScopedRequest {
   @IdField() run_id!: string;
@@ -31,6 +42,8 @@ export class RunCompleteRequest extends AgentScopedRequest {
   @Optional() @IsArray() @ArrayMaxSize(500) @IsString({ each: true }) memories_used?: string[];
   /** What the agent wrote: files, PRs, memories, briefs (free-form references). */
   @Optional() @IsArray() @ArrayMaxSize(500) @IsString({ each: true }) wrote?: string[];
+  /** The pull requests the run opened or wrote to (history answers link them back to the run). */
+  @Optional() @IsArray() @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => RunPullRequest) pull_requests?: RunPullRequest[];
 
   static readonly example: RunCompleteRequest = Object.assign(new RunCompleteRequest(), { run_id: 'run_1', status: 'succeeded', outcome: 'Export job moved', wrote: ['apps/billing/export.ts'] });
 }
@@ -50,6 +63,8 @@ export interface RunView {
   outcome: string | null;
   memories_used: string[];
   wrote: string[];
+  /** The pull requests it named on completion. */
+  pull_requests: RunPullRequestView[];
   /** `api` (run.begin), `mcp` (an MCP session's implicit run) or `capture` (a capture hook's usage report). */
   source: RunSource;
   started_at: string;
@@ -57,6 +72,12 @@ export interface RunView {
   ended_at: string | null;
   /** The model usage the client reported, priced; null when none was reported (reporting off). */
   model_cost: RunModelCost | null;
+}
+
+export interface RunPullRequestView {
+  number: number;
+  repository: string | null;
+  url: string | null;
 }
 
 export interface RunResponse {
@@ -118,6 +139,9 @@ export class RunListRequest extends AgentScopedRequest {
   @Optional() @IsIn(RunStatuses, { message: `status must be one of ${RunStatuses.join(', ')}` }) status?: RunStatus;
   /** Only runs begun at or after this instant (ISO 8601). */
   @Optional() @IsoTime() since?: string;
+  /** Only runs that named this pull request (with `repository`: in that repository, or in none named). */
+  @Optional() @IsInt() @Min(1) @Max(2_147_483_647) pull_request?: number;
+  @Optional() @IsString() @MaxLength(128) repository?: string;
   @Optional() @IsInt() @Min(1) @Max(200) limit?: number;
   @Optional() @IsInt() @Min(0) @Max(100_000) offset?: number;
 

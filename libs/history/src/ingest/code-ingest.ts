@@ -22,6 +22,8 @@ export interface IngestOptions {
   /** Commits per checkpoint: a crash rewrites at most this many. */
   batchCommits?: number;
   onProgress?: (repository: RepositoryRow) => void;
+  /** The ingest's lease: once it is lost, another process may run the ingest, so this one stops writing. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -86,17 +88,18 @@ export class CodeIngest {
         batch.hunks.push(...rows.hunks);
         batch.symbols.push(...rows.symbols);
         if (batch.commits.length >= batchSize) {
-          repository = await this.flush(repository, batch, seq);
+          repository = await this.flush(repository, batch, seq, 'ingesting', options.signal);
           options.onProgress?.(repository);
           batch = emptyBatch();
         }
       }
-      repository = await this.flush(repository, batch, seq, 'ready');
+      repository = await this.flush(repository, batch, seq, 'ready', options.signal);
       options.onProgress?.(repository);
       return repository;
     } catch (error) {
       const failed = { ...repository, state: 'failed' as const, error: error instanceof Error ? error.message.slice(0, 500) : String(error), updated_at: formatMillis() };
-      await this.repositories.put(failed).catch(() => undefined);
+      // A lost lease means another process may own the state now: leave it to that one.
+      if (!options.signal?.aborted) await this.repositories.put(failed).catch(() => undefined);
       options.onProgress?.(failed);
       throw error;
     } finally {
@@ -105,7 +108,8 @@ export class CodeIngest {
   }
 
   /** Rows first, the checkpoint last: a crash between them only rewrites this batch. */
-  private async flush(repository: RepositoryRow, batch: Batch, seq: number, state: RepositoryRow['state'] = 'ingesting'): Promise<RepositoryRow> {
+  private async flush(repository: RepositoryRow, batch: Batch, seq: number, state: RepositoryRow['state'] = 'ingesting', signal?: AbortSignal): Promise<RepositoryRow> {
+    signal?.throwIfAborted();
     const t = this.storage.tables;
     await this.storage.insert(t.codeFileChanges, batch.files);
     await this.storage.insert(t.codeHunks, batch.hunks);

@@ -8,7 +8,7 @@ import {
   type RankedChangeView,
 } from '@loom/contracts';
 import type { GithubStore } from '../github/github-store';
-import { HistoryQueries } from '../queries/history-queries';
+import { checkpoint, HistoryQueries } from '../queries/history-queries';
 import { ChangeCorpora, type ChangeDoc } from '../similarity/change-corpus';
 import { summarizeDiff } from '../similarity/diff-summary';
 import { rankBisect, rankDuplicates, type Ranked } from '../similarity/rankers';
@@ -29,10 +29,10 @@ export class HistoryInsights {
     this.corpora = new ChangeCorpora(storage, github);
   }
 
-  /** The corpus as of the indexed head and the GitHub source's last write. */
-  private async corpus(namespace: string, repo: string, head: string) {
+  /** The corpus as of the indexed head (up to the checkpoint) and the GitHub source's last write. */
+  private async corpus(namespace: string, repo: string, head: string, upto: number) {
     const source = await this.github?.source(namespace, repo);
-    return this.corpora.get(namespace, repo, `${head}\u0000${source?.updated_at ?? ''}`);
+    return this.corpora.get(namespace, repo, `${head}\u0000${upto}\u0000${source?.updated_at ?? ''}`, upto);
   }
 
   async duplicateCheck(namespace: string, input: HistoryDuplicateCheckRequest): Promise<HistoryDuplicateCheckResponse> {
@@ -43,8 +43,9 @@ export class HistoryInsights {
       });
     }
     const repository = await this.queries.repository(namespace, input.repository);
-    const corpus = await this.corpus(namespace, input.repository, repository.last_sha);
-    const before = input.before ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.before, 'before')).seq) : undefined;
+    const upto = checkpoint(repository);
+    const corpus = await this.corpus(namespace, input.repository, repository.last_sha, upto);
+    const before = input.before ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.before, 'before', upto)).seq) : undefined;
     // Open PRs (and merged ones not on the indexed mainline) are "now": not older than any commit.
     const candidates = before === undefined ? [...corpus.docs, ...corpus.pulls] : corpus.docs.filter((d) => d.seq < before);
     const ranked = rankDuplicates(corpus, candidates, { text, diff: input.diff ? summarizeDiff(input.diff) : undefined });
@@ -53,9 +54,10 @@ export class HistoryInsights {
 
   async bisect(namespace: string, input: HistoryBisectRequest): Promise<HistoryBisectResponse> {
     const repository = await this.queries.repository(namespace, input.repository);
-    const corpus = await this.corpus(namespace, input.repository, repository.last_sha);
-    const bad = input.bad ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.bad, 'bad')).seq) : Number.MAX_SAFE_INTEGER;
-    const good = input.good ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.good, 'good')).seq) : undefined;
+    const upto = checkpoint(repository);
+    const corpus = await this.corpus(namespace, input.repository, repository.last_sha, upto);
+    const bad = input.bad ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.bad, 'bad', upto)).seq) : Number.MAX_SAFE_INTEGER;
+    const good = input.good ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.good, 'good', upto)).seq) : undefined;
     if (good !== undefined && good >= bad) {
       throw new LoomError('invalid_input', 'good must be older than bad on the mainline', { fields: [{ field: 'good', message: 'not older than bad' }] });
     }
@@ -90,5 +92,6 @@ function view(r: Ranked): RankedChangeView {
     reasons: r.reasons,
     files_in_common: r.files,
     symbols_in_common: r.symbols,
+    runs: [],
   };
 }

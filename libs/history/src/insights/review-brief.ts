@@ -3,7 +3,7 @@ import { LoomError, type HistoryReviewBriefRequest, type HistoryReviewBriefRespo
 import type { LlmProvider } from '@loom/providers';
 import { readsAsHigh } from '@loom/sensitivity';
 import type { GithubStore } from '../github/github-store';
-import type { HistoryQueries } from '../queries/history-queries';
+import { checkpoint, type HistoryQueries } from '../queries/history-queries';
 import { linkedIssues } from './linked-issues';
 import { reviewThreads } from './review-threads';
 
@@ -34,17 +34,17 @@ export class ReviewBriefs {
   ) {}
 
   async brief(namespace: string, input: HistoryReviewBriefRequest): Promise<HistoryReviewBriefResponse> {
-    await this.queries.repository(namespace, input.repository);
+    const upto = checkpoint(await this.queries.repository(namespace, input.repository));
     const t = this.storage.tables;
-    const params = { namespace, repo: input.repository, pr: input.pr_number };
+    const params = { namespace, repo: input.repository, pr: input.pr_number, upto };
     const [pull] = this.github ? await this.github.pulls(namespace, input.repository, [input.pr_number]) : [];
     let [commit] = await this.storage.query<CommitFacts>(
-      `SELECT sha, subject, body FROM ${t.codeCommits} FINAL WHERE namespace = {namespace:String} AND repo = {repo:String} AND pr_number = {pr:UInt32} ORDER BY seq DESC LIMIT 1`,
+      `SELECT sha, subject, body FROM ${t.codeCommits} FINAL WHERE namespace = {namespace:String} AND repo = {repo:String} AND pr_number = {pr:UInt32} AND seq <= {upto:UInt32} ORDER BY seq DESC LIMIT 1`,
       params,
     );
     if (!commit && pull?.merge_commit_sha) {
       // A rebase merge names no PR in its message; GitHub says which commit landed it.
-      [commit] = await this.storage.query<CommitFacts>(`SELECT sha, subject, body FROM ${t.codeCommits} FINAL WHERE namespace = {namespace:String} AND repo = {repo:String} AND sha = {sha:String} LIMIT 1`, { ...params, sha: pull.merge_commit_sha });
+      [commit] = await this.storage.query<CommitFacts>(`SELECT sha, subject, body FROM ${t.codeCommits} FINAL WHERE namespace = {namespace:String} AND repo = {repo:String} AND sha = {sha:String} AND seq <= {upto:UInt32} LIMIT 1`, { ...params, sha: pull.merge_commit_sha });
     }
     if (!commit && !pull) throw new LoomError('not_found', `no merged change in "${input.repository}" names PR #${input.pr_number}`, { fields: [{ field: 'pr_number', message: 'no indexed commit names it' }] });
     const sha = { ...params, sha: commit?.sha ?? '' };
@@ -84,6 +84,7 @@ export class ReviewBriefs {
       issues,
       written_by: condensed ? 'model' : 'builder',
       withheld,
+      runs: [],
     };
   }
 

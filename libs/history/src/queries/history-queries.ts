@@ -52,13 +52,13 @@ export class HistoryQueries {
 
   /** The commits that touched a file (renames followed back) or a directory's files, newest first. */
   async path(namespace: string, input: HistoryPathRequest): Promise<HistoryPathResponse> {
-    await this.repository(namespace, input.repository);
+    const upto = checkpoint(await this.repository(namespace, input.repository));
     const limit = input.limit ?? DEFAULT_LIMIT;
     const t = this.storage.tables;
     const params = { namespace, repo: input.repository };
     const found: ChangeRow[] = [];
     let path = input.path.replace(/^\.?\//, '');
-    let before = Number.MAX_SAFE_INTEGER;
+    let before = upto + 1;
     for (let hop = 0; hop <= MAX_RENAMES && found.length < limit; hop++) {
       const rows = await this.changesOf(path, before, limit - found.length, params);
       found.push(...rows);
@@ -72,9 +72,9 @@ export class HistoryQueries {
       const prefix = input.path.replace(/^\.?\//, '').replace(/\/?$/, '/');
       const rows = await this.storage.query<ChangeRow>(
         `SELECT path, seq, sha, old_path, change, additions, deletions FROM ${t.codeFileChanges} FINAL
-         WHERE namespace = {namespace:String} AND repo = {repo:String} AND startsWith(path, {prefix:String})
+         WHERE namespace = {namespace:String} AND repo = {repo:String} AND startsWith(path, {prefix:String}) AND seq <= {upto:UInt32}
          ORDER BY seq DESC, path LIMIT {limit:UInt32}`,
-        { ...params, prefix, limit },
+        { ...params, prefix, limit, upto },
       );
       found.push(...rows);
     }
@@ -89,15 +89,15 @@ export class HistoryQueries {
 
   /** The commits whose hunks changed a symbol (by its last name part, or qualified), newest first. */
   async symbol(namespace: string, input: HistorySymbolRequest): Promise<HistorySymbolResponse> {
-    await this.repository(namespace, input.repository);
+    const upto = checkpoint(await this.repository(namespace, input.repository));
     const symbol = input.symbol.replace(/::|#/g, '.');
     const rows = await this.storage.query<{ symbol: string; seq: number; sha: string; path: string; source: 'parser' | 'header'; lines_added: number; lines_removed: number }>(
       `SELECT symbol, seq, sha, path, source, lines_added, lines_removed FROM ${this.storage.tables.codeSymbolChanges} FINAL
        WHERE namespace = {namespace:String} AND repo = {repo:String} AND leaf = {leaf:String}
          AND (symbol = {symbol:String} OR endsWith(symbol, {dotted:String}))
-         AND ({path:String} = '' OR startsWith(path, {path:String}))
+         AND ({path:String} = '' OR startsWith(path, {path:String})) AND seq <= {upto:UInt32}
        ORDER BY seq DESC, path, symbol LIMIT {limit:UInt32}`,
-      { namespace, repo: input.repository, leaf: leafOf(symbol), symbol, dotted: `.${symbol}`, path: input.path?.replace(/^\.?\//, '') ?? '', limit: input.limit ?? DEFAULT_LIMIT },
+      { upto, namespace, repo: input.repository, leaf: leafOf(symbol), symbol, dotted: `.${symbol}`, path: input.path?.replace(/^\.?\//, '') ?? '', limit: input.limit ?? DEFAULT_LIMIT },
     );
     if (rows.length === 0) throw new LoomError('not_found', `no change to a symbol "${input.symbol}" was seen in "${input.repository}"; try its last name part (\`query\` for \`Client.query\`)`, { fields: [{ field: 'symbol', message: 'never changed in the indexed history' }] });
     const commits = await this.commits(namespace, input.repository, rows.map((r) => r.sha));
@@ -113,7 +113,8 @@ export class HistoryQueries {
   async line(namespace: string, input: HistoryLineRequest): Promise<HistoryLineResponse> {
     const repository = await this.repository(namespace, input.repository);
     const limit = input.limit ?? DEFAULT_LIMIT;
-    const ref = input.ref ? await this.commitByPrefix(namespace, input.repository, input.ref) : await this.commitByPrefix(namespace, input.repository, repository.last_sha);
+    const upto = checkpoint(repository);
+    const ref = await this.commitByPrefix(namespace, input.repository, input.ref ?? repository.last_sha, 'ref', upto);
     const t = this.storage.tables;
     const params = { namespace, repo: input.repository };
     // The file's whole chain of changes (renames followed back), then all their hunks: two reads, then a walk in memory.
@@ -173,11 +174,11 @@ export class HistoryQueries {
       .then((rows) => rows.map((r) => ({ ...r, seq: Number(r.seq) })));
   }
 
-  /** The indexed commit a sha or unambiguous prefix names; a 400 naming `field` otherwise. */
-  async commitByPrefix(namespace: string, repo: string, ref: string, field = 'ref'): Promise<CommitRow> {
+  /** The indexed commit (at or before the checkpoint `upto`) a sha or unambiguous prefix names; a 400 naming `field` otherwise. */
+  async commitByPrefix(namespace: string, repo: string, ref: string, field: string, upto: number): Promise<CommitRow> {
     const rows = await this.storage.query<CommitRow>(
-      `SELECT sha, seq FROM ${this.storage.tables.codeCommits} FINAL WHERE namespace = {namespace:String} AND repo = {repo:String} AND startsWith(sha, {ref:String}) LIMIT 2`,
-      { namespace, repo, ref: ref.toLowerCase() },
+      `SELECT sha, seq FROM ${this.storage.tables.codeCommits} FINAL WHERE namespace = {namespace:String} AND repo = {repo:String} AND startsWith(sha, {ref:String}) AND seq <= {upto:UInt32} LIMIT 2`,
+      { namespace, repo, ref: ref.toLowerCase(), upto },
     );
     if (rows.length !== 1) {
       const why = rows.length === 0 ? 'no indexed commit starts with it' : 'more than one indexed commit starts with it; give more digits';
@@ -207,6 +208,14 @@ export class HistoryQueries {
   }
 }
 
+/**
+ * The last commit whose rows are all written (the ingest's checkpoint): every read stops there,
+ * so a batch being written, or left half-written by a crash, is never part of an answer.
+ */
+export function checkpoint(repository: RepositoryRow): number {
+  return Number(repository.commits);
+}
+
 function numbers(h: WalkHunk): WalkHunk {
   return { old_start: Number(h.old_start), old_lines: Number(h.old_lines), new_start: Number(h.new_start), new_lines: Number(h.new_lines) };
 }
@@ -221,5 +230,6 @@ function commitView(row: ShownCommit | undefined, sha: string): CommitView {
     author: row?.author_name ?? '',
     committed_at: row ? new Date(`${String(row.committed_at).replace(' ', 'T')}Z`).toISOString() : '',
     pr_title: row?.pr_title ?? null,
+    runs: [],
   };
 }

@@ -53,31 +53,34 @@ export class ChangeCorpora {
     private readonly github?: GithubStore,
   ) {}
 
-  /** `head` names the version: the indexed head, and the GitHub source's last update when there is one. */
-  get(namespace: string, repo: string, head: string): Promise<ChangeCorpus> {
+  /**
+   * `head` names the version: the indexed head, and the GitHub source's last update when there is
+   * one. `upto`: the repository's checkpoint; commits past it are not all written yet.
+   */
+  get(namespace: string, repo: string, head: string, upto: number): Promise<ChangeCorpus> {
     const key = `${namespace}\u0000${repo}`;
     const cached = this.cache.get(key);
     if (cached && cached.head === head) return cached.corpus;
-    const corpus = this.load(namespace, repo);
+    const corpus = this.load(namespace, repo, upto);
     this.cache.set(key, { head, corpus });
     corpus.catch(() => this.cache.delete(key));
     return corpus;
   }
 
-  private async load(namespace: string, repo: string): Promise<ChangeCorpus> {
+  private async load(namespace: string, repo: string, upto: number): Promise<ChangeCorpus> {
     const t = this.storage.tables;
-    const params = { namespace, repo };
+    const params = { namespace, repo, upto };
     const [commits, files, symbols, pullRows] = await Promise.all([
       this.storage.query<{ sha: string; seq: number; pr_number: number; subject: string; body: string; author_name: string; committed_at: string; additions: number; deletions: number; code_terms: string[] }>(
-        `SELECT sha, seq, pr_number, subject, body, author_name, committed_at, additions, deletions, code_terms FROM ${t.codeCommits} FINAL WHERE namespace = {namespace:String} AND repo = {repo:String} ORDER BY seq`,
+        `SELECT sha, seq, pr_number, subject, body, author_name, committed_at, additions, deletions, code_terms FROM ${t.codeCommits} FINAL WHERE namespace = {namespace:String} AND repo = {repo:String} AND seq <= {upto:UInt32} ORDER BY seq`,
         params,
       ),
       this.storage.query<{ sha: string; paths: string[] }>(
-        `SELECT sha, groupArray(path) AS paths FROM (SELECT sha, path FROM ${t.codeFileChanges} FINAL WHERE namespace = {namespace:String} AND repo = {repo:String}) GROUP BY sha`,
+        `SELECT sha, groupArray(path) AS paths FROM (SELECT sha, path FROM ${t.codeFileChanges} FINAL WHERE namespace = {namespace:String} AND repo = {repo:String} AND seq <= {upto:UInt32}) GROUP BY sha`,
         params,
       ),
       this.storage.query<{ sha: string; symbols: string[] }>(
-        `SELECT sha, groupUniqArray(symbol) AS symbols FROM (SELECT sha, symbol FROM ${t.codeSymbolChanges} FINAL WHERE namespace = {namespace:String} AND repo = {repo:String}) GROUP BY sha`,
+        `SELECT sha, groupUniqArray(symbol) AS symbols FROM (SELECT sha, symbol FROM ${t.codeSymbolChanges} FINAL WHERE namespace = {namespace:String} AND repo = {repo:String} AND seq <= {upto:UInt32}) GROUP BY sha`,
         params,
       ),
       this.github ? this.github.openAndMerged(namespace, repo) : Promise.resolve([] as PullRequestRow[]),

@@ -58,7 +58,39 @@ export interface BisectHints {
   symbols: string[];
 }
 
-const BISECT_WEIGHTS = { message: 0.35, code: 0.35, hints: 0.25, size: 0.05 };
+const BISECT_WEIGHTS = { message: 0.3, code: 0.3, area: 0.3, hints: 0.25, size: 0.05 };
+/** Earlier changes whose messages best match the description, whose files make up its area. */
+const AREA_SOURCES = 20;
+/** A change of more files than this says little about where a feature lives. */
+const AREA_MAX_FILES = 20;
+
+/**
+ * Where the description's subject lives in the code: the files of the earlier changes whose
+ * messages best match it (BM25 over every change up to the range's end: the fix a regression
+ * undoes, the feature's own PRs), each weighted by its match and spread over the change's files.
+ * Suspected paths the caller did not give, read from the history itself. 0..1 by file.
+ */
+function descriptionArea(corpus: ChangeCorpus, upto: number, terms: readonly string[]): Map<string, { weight: number; because: ChangeDoc }> {
+  const area = new Map<string, { weight: number; because: ChangeDoc }>();
+  if (terms.length === 0) return area;
+  const scored = corpus.docs
+    .filter((d) => d.seq <= upto && d.files.length > 0 && d.files.length <= AREA_MAX_FILES)
+    .map((doc) => ({ doc, score: bm25(corpus, doc, terms).score }))
+    .filter((s) => s.score > 0)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, AREA_SOURCES);
+  const best = scored[0]?.score ?? 1;
+  for (const { doc, score } of scored) {
+    const weight = score / best / Math.sqrt(doc.files.length);
+    for (const file of doc.files) {
+      const had = area.get(file);
+      if (!had || had.weight < weight) area.set(file, { weight, because: doc });
+    }
+  }
+  const top = Math.max(0, ...[...area.values()].map((a) => a.weight)) || 1;
+  for (const a of area.values()) a.weight /= top;
+  return area;
+}
 
 /**
  * The commits of a range most likely to have brought a regression in: the description's words
@@ -76,8 +108,9 @@ export function rankBisect(corpus: ChangeCorpus, range: readonly ChangeDoc[], de
   const bestSize = Math.max(1, ...range.map((d) => Math.log1p(d.additions + d.deletions)));
   const hinted = hints.paths.length + hints.symbols.length > 0;
   const weights = { ...BISECT_WEIGHTS, hints: hinted ? BISECT_WEIGHTS.hints : 0 };
-  const total = weights.message + weights.code + weights.hints + weights.size;
+  const total = weights.message + weights.code + weights.area + weights.hints + weights.size;
   const hintLeaves = new Set(hints.symbols.map(leafOf));
+  const area = descriptionArea(corpus, Math.max(...range.map((d) => d.seq)), terms);
   return range
     .map((doc, i): Ranked => {
       const m = message[i] as { score: number; matched: string[] };
@@ -87,12 +120,15 @@ export function rankBisect(corpus: ChangeCorpus, range: readonly ChangeDoc[], de
       const symbols = doc.symbols.filter((s) => hintLeaves.has(leafOf(s)));
       const hintScore = hinted ? (Number(files.length > 0) * hints.paths.length + new Set(symbols.map(leafOf)).size) / (hints.paths.length + hintLeaves.size) : 0;
       const size = Math.log1p(doc.additions + doc.deletions) / bestSize;
-      const score = (weights.message * (m.score / bestMessage) + weights.code * codeScore + weights.hints * hintScore + weights.size * size) / total;
+      const inArea = doc.files.map((f) => ({ file: f, ...(area.get(f) ?? { weight: 0, because: undefined }) })).sort((a, b) => b.weight - a.weight)[0];
+      const areaScore = inArea?.because && inArea.because.sha !== doc.sha ? inArea.weight : 0;
+      const score = (weights.message * (m.score / bestMessage) + weights.code * codeScore + weights.area * areaScore + weights.hints * hintScore + weights.size * size) / total;
       const reasons: string[] = [];
       if (files.length > 0) reasons.push(`changed ${shortList(files)} (under a path you named)`);
       if (symbols.length > 0) reasons.push(`changed ${shortList(symbols)} (a symbol you named)`);
       if (inCode.length > 0) reasons.push(`its files, symbols or changed lines mention ${quoteList(inCode)}`);
       if (m.matched.length > 0) reasons.push(`its message mentions ${quoteList(m.matched)}`);
+      if (areaScore > 0 && inArea?.because) reasons.push(`changed ${inArea.file}, which ${inArea.because.sha.slice(0, 10)} ("${inArea.because.subject.slice(0, 80)}") also changed`);
       reasons.push(`+${doc.additions} -${doc.deletions} lines in ${doc.files.length} file${doc.files.length === 1 ? '' : 's'}`);
       return { doc, score, reasons, terms: [...new Set([...m.matched, ...inCode])], files, symbols };
     })

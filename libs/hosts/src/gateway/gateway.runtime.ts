@@ -13,6 +13,7 @@ import { reportNatsState } from '../shared/nats-state';
 import { briefLlm, configuredLlm } from '../shared/llm';
 import { createTitlerWorker } from '../titler/titler.host';
 import type { GatewayConfig } from './gateway.host';
+import { planesStatus } from './planes-status';
 import { BriefsService, RemoteBriefRevision } from '@loom/briefs';
 import { applyRetention, ErasureService } from '@loom/erasure';
 import { RunsService } from '@loom/runs';
@@ -124,7 +125,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
         const failure = storage.writeFailure();
         return failure === undefined ? true : { ready: false, reason: `writes are failing: ${failure}` };
       },
-    });
+    }, () => planesStatus({ codeIngestEnabled: config.code.ingestEnabled, trackerOrg: config.tracker.org }));
     if (nats) reportNatsState(nats.link, metrics, logger);
     // Work handed to a service durably (JetStream), after it was stored.
     const handOver = nats ? durablePublisher(nats.link, logger) : undefined;
@@ -157,6 +158,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
       githubToken: config.code.githubToken,
       githubApiUrl: config.code.githubApiUrl,
       githubMaxWaitMs: config.code.githubMaxWaitSeconds * 1000,
+      runsNamingPullRequests: (namespace, repository, numbers) => runs.runsNamingPullRequests(namespace, repository, numbers),
     });
     const tracker = new TrackerService(storage, {
       org: config.tracker.org,
