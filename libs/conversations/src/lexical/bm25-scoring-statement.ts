@@ -12,7 +12,7 @@ export const POSTINGS_PER_TERM = 1000;
  * The lexical leg's statement when the BM25 statistics come as parameters (`Bm25Statistics`):
  * it reads only the query terms' postings, with FINAL (a tombstone or hand-over of the turn's
  * embedding row is the latest version of each of its postings), weighs each posting, keeps the
- * best-weighted `POSTINGS_PER_TERM` of each term that pass the filters (an impact-ordered top k
+ * best-weighted `per_term` of each term that pass the filters (an impact-ordered top k
  * computed in the statement), and sums the weights per turn. Counting the statistics in the
  * statement (a FINAL pass over every header posting of the namespaces, and a window over the
  * postings for document frequencies) cost more than the scoring at 1M turns.
@@ -21,7 +21,8 @@ export const POSTINGS_PER_TERM = 1000;
  * ones kept. A posting of a namespace the statistics do not cover (`stat_ns`; possible only with
  * statistics the caller's check then finds out of date, and re-runs) weighs 0.
  *
- * Parameters: terms, stat_ns, avgdl (per stat_ns), idf (per stat_ns, per term), limit, k1, b,
+ * Parameters: terms, stat_ns, avgdl (per stat_ns), idf (per stat_ns, per term), limit, per_term
+ * (`POSTINGS_PER_TERM`), k1, b,
  * plus those of the scope condition and of the filters. `scope` and `filters` name the
  * postings' own columns (namespace, thread_id, agent, run_id, role, ts).
  */
@@ -43,7 +44,7 @@ export function bm25ScoringStatement(table: string, scope: readonly string[], fi
        )
        WHERE 1 ${filtered}
        ORDER BY weight DESC, thread_id, msg_id
-       LIMIT ${POSTINGS_PER_TERM} BY namespace, term
+       LIMIT {per_term:UInt32} BY namespace, term
      )
      GROUP BY namespace, thread_id, msg_id
      ORDER BY score DESC, ts DESC, namespace, thread_id, msg_id

@@ -4,7 +4,7 @@ import { ALL_AGENTS, Defaults, type SearchHit, type SearchMode, type SearchTurns
 import { readsAsHigh } from '@loom/sensitivity';
 import type { EmbeddingClient } from '../embedding/embedding.client';
 import { usableQueryVector } from '../embedding/embedding-columns';
-import { bm25ScoringStatement } from '../lexical/bm25-scoring-statement';
+import { bm25ScoringStatement, POSTINGS_PER_TERM } from '../lexical/bm25-scoring-statement';
 import { Bm25Statistics, type Bm25Parameters } from '../lexical/bm25-statistics';
 import { retentionCondition } from '../lexical/retention-condition';
 import { firstMatch, queryTerms } from '../lexical/tokenizer';
@@ -206,7 +206,7 @@ export class SearchService {
   }
 
   private async scoreLexical(scope: NamespaceSet, agent: string, input: SearchTurnsRequest, terms: string[], limit: number, stats: Bm25Parameters): Promise<LexicalRow[]> {
-    const params: Record<string, unknown> = { terms, limit, k1: K1, b: B, stat_ns: stats.namespaces, avgdl: stats.avgLengths, idf: stats.idf };
+    const params: Record<string, unknown> = { terms, limit, per_term: POSTINGS_PER_TERM, k1: K1, b: B, stat_ns: stats.namespaces, avgdl: stats.avgLengths, idf: stats.idf };
     const scopeConditions = retentionCondition(this.retentionDays, params);
     if (!scope.all) {
       scopeConditions.unshift('namespace IN {namespaces:Array(String)}');
