@@ -1,4 +1,4 @@
-/** Variants of the lexical statement that ADR 0024 measured against the current one (hybrid-lab.ts `statements`). */
+/** Variants of the lexical statement that ADR 0027 measured against the current one (hybrid-lab.ts `statements`). */
 const w = `{idf:Array(Array(Float64))}[ni][indexOf({terms:Array(String)}, term)] * tf * ({k1:Float64} + 1)
                 / (tf + {k1:Float64} * (1 - {b:Float64} + {b:Float64} * doc_len / {avgdl:Array(Float64)}[ni]))`;
 const topK = (t: string, k: number, final = 'FINAL') => () => `SELECT namespace, thread_id, msg_id, sum(w) AS score, groupArray(term) AS matched FROM (

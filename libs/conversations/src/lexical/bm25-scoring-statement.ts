@@ -3,7 +3,7 @@
  * highest BM25 weight, after the filters. A term held by more turns than this (a common word:
  * "fix", "error") adds its small weight only to its best-weighted turns; a turn past them loses
  * at most that term's weight at the cut. Aggregating every posting of such a term per turn was
- * most of the lexical leg's time (ADR 0024): at 100k turns a query's terms have 15k postings
+ * most of the lexical leg's time (ADR 0027): at 100k turns a query's terms have 15k postings
  * (median) to 63k (p95).
  */
 export const POSTINGS_PER_TERM = 1000;

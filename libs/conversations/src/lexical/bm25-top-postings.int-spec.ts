@@ -6,7 +6,7 @@ import { lexicalColumns } from './lexical-columns';
 
 /**
  * The scoring statement keeps only the best-weighted `per_term` postings of each query term
- * (ADR 0024). Proven here with per_term 2 on the real engine: the cut follows the filters and
+ * (ADR 0027). Proven here with per_term 2 on the real engine: the cut follows the filters and
  * the latest version of each posting, and the statistics are those of every live turn.
  */
 describe('BM25 scoring of the best-weighted postings per term [issue 10: hybrid speed]', () => {
