@@ -4,14 +4,14 @@ import { ALL_AGENTS, Defaults, type SearchHit, type SearchMode, type SearchTurns
 import { readsAsHigh } from '@loom/sensitivity';
 import type { EmbeddingClient } from '../embedding/embedding.client';
 import { usableQueryVector } from '../embedding/embedding-columns';
-import { bm25ScoringStatement } from '../lexical/bm25-scoring-statement';
+import { bm25ScoringStatement, POSTINGS_PER_TERM } from '../lexical/bm25-scoring-statement';
 import { Bm25Statistics, type Bm25Parameters } from '../lexical/bm25-statistics';
 import { retentionCondition } from '../lexical/retention-condition';
 import { firstMatch, queryTerms } from '../lexical/tokenizer';
 import { centredExcerpt } from '../saved/bm25';
 import type { LiveSettingsService } from '../settings/live-settings.service';
 import { firstChars } from '../text';
-import { neighbourStatement } from './neighbour-statement';
+import { neighbourExcerptStatement, neighbourStatement } from './neighbour-statement';
 import { convexFusion, fusionDepth, HYBRID_VECTOR_FLOOR, NEIGHBOUR_SOURCES, withNeighbours } from './score-fusion';
 import { candidatesFor, exactCandidatesStatement, latestLive, needsMoreCandidates, quantize, rankExact, vectorCandidatesStatement, type CandidateRow } from './vector-ranking';
 
@@ -45,7 +45,7 @@ const B = 0.5;
 export { fusionDepth } from './score-fusion';
 
 /** A neighbour of a hit (neighbour-statement.ts): its columns and the turns on either side. */
-type NeighbourRow = HitRow & { prev_id: string; next_id: string };
+type NeighbourRow = Omit<HitRow, 'excerpt'> & { excerpt?: string; prev_id: string; next_id: string };
 
 const hitKey = (row: { namespace: string; thread_id: string; msg_id: string }): string => JSON.stringify([row.namespace, row.thread_id, row.msg_id]);
 
@@ -149,18 +149,26 @@ export class SearchService {
       hit_namespaces: [...new Set(hits.map((h) => h.namespace))],
       hit_threads: [...new Set(hits.map((h) => h.thread_id))],
       hit_ids: [...new Set(hits.map((h) => h.msg_id))],
-      chars,
     };
-    const found = await this.storage.query<NeighbourRow>(neighbourStatement(this.storage.tables.conversationEmbeddings, this.filters(scope, agent, input, params)), params);
+    const table = this.storage.tables.conversationEmbeddings;
+    const found = await this.storage.query<NeighbourRow>(neighbourStatement(table, this.filters(scope, agent, input, params)), params);
     const isHit = new Set(hits.map(hitKey));
     for (const { prev_id, next_id, ...row } of found) {
       const key = hitKey(row);
       for (const side of [prev_id, next_id]) {
         const hit = hitKey({ namespace: row.namespace, thread_id: row.thread_id, msg_id: side });
         if (!isHit.has(hit)) continue;
-        rows.set(key, row);
+        rows.set(key, { ...row, excerpt: row.excerpt ?? '' });
         of.set(hit, [...(of.get(hit) ?? []), key]);
       }
+    }
+    // Excerpts only for the neighbours found, not for every turn of the hits' threads.
+    const kept = [...rows.values()];
+    if (kept.length > 0) {
+      const keys = { namespaces: [...new Set(kept.map((r) => r.namespace))], threads: [...new Set(kept.map((r) => r.thread_id))], ids: [...new Set(kept.map((r) => r.msg_id))], chars };
+      const excerpts = await this.storage.query<{ namespace: string; thread_id: string; msg_id: string; excerpt: string }>(neighbourExcerptStatement(table), keys);
+      const byKey = new Map(excerpts.map((e) => [hitKey(e), e.excerpt]));
+      for (const [key, row] of rows) rows.set(key, { ...row, excerpt: byKey.get(key) ?? '' });
     }
     return { rows, of };
   }
@@ -198,7 +206,7 @@ export class SearchService {
   }
 
   private async scoreLexical(scope: NamespaceSet, agent: string, input: SearchTurnsRequest, terms: string[], limit: number, stats: Bm25Parameters): Promise<LexicalRow[]> {
-    const params: Record<string, unknown> = { terms, limit, k1: K1, b: B, stat_ns: stats.namespaces, avgdl: stats.avgLengths, idf: stats.idf };
+    const params: Record<string, unknown> = { terms, limit, per_term: POSTINGS_PER_TERM, k1: K1, b: B, stat_ns: stats.namespaces, avgdl: stats.avgLengths, idf: stats.idf };
     const scopeConditions = retentionCondition(this.retentionDays, params);
     if (!scope.all) {
       scopeConditions.unshift('namespace IN {namespaces:Array(String)}');
@@ -228,17 +236,23 @@ export class SearchService {
       threads: [...new Set(rows.map((r) => r.thread_id))],
       ids: [...new Set(rows.map((r) => r.msg_id))],
     };
-    const found = await this.storage.query<{ source: 'turn' | 'vector'; namespace: string; thread_id: string; agent: string; msg_id: string; text: string }>(
-      `SELECT 'turn' AS source, namespace, thread_id, agent, msg_id, content AS text FROM ${tables.conversations} FINAL
-         WHERE namespace IN {namespaces:Array(String)} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)} AND deleted = 0 AND is_high = 0
-       UNION ALL
-       SELECT 'vector' AS source, namespace, thread_id, agent, msg_id, text FROM ${tables.conversationEmbeddings} FINAL
-         WHERE namespace IN {namespaces:Array(String)} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)} AND deleted = 0`,
+    const turns = await this.storage.query<{ namespace: string; thread_id: string; agent: string; msg_id: string; text: string }>(
+      `SELECT namespace, thread_id, agent, msg_id, content AS text FROM ${tables.conversations} FINAL
+         WHERE namespace IN {namespaces:Array(String)} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)} AND deleted = 0 AND is_high = 0`,
       params,
     );
     const owners = new Map(rows.map((r) => [hitKey(r), r.agent]));
-    const rank = (f: (typeof found)[number]): number => (f.source === 'turn' ? (f.agent === owners.get(hitKey(f)) ? 0 : 1) : 2);
-    for (const f of [...found].sort((a, b) => rank(b) - rank(a))) texts.set(hitKey(f), f.text);
+    // Another agent's copy of the turn serves when the owner's is gone; the owner's wins.
+    for (const t of [...turns].sort((a, b) => Number(a.agent === owners.get(hitKey(a))) - Number(b.agent === owners.get(hitKey(b))))) texts.set(hitKey(t), t.text);
+    // Only where retention expired every transcript row: the embedding row's text (read only then).
+    const missing = rows.filter((r) => !texts.has(hitKey(r)));
+    if (missing.length === 0) return texts;
+    const vectors = await this.storage.query<{ namespace: string; thread_id: string; msg_id: string; text: string }>(
+      `SELECT namespace, thread_id, msg_id, text FROM ${tables.conversationEmbeddings} FINAL
+         WHERE namespace IN {namespaces:Array(String)} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)} AND deleted = 0`,
+      { namespaces: [...new Set(missing.map((r) => r.namespace))], threads: [...new Set(missing.map((r) => r.thread_id))], ids: [...new Set(missing.map((r) => r.msg_id))] },
+    );
+    for (const v of vectors) if (!texts.has(hitKey(v))) texts.set(hitKey(v), v.text);
     return texts;
   }
 
