@@ -9,15 +9,9 @@
 import { execSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { formatMicros, runMigrations, Storage } from '@loom/clickhouse';
-import { bm25ScoringStatement } from '../../../libs/conversations/src/lexical/bm25-scoring-statement';
-import { Bm25Statistics } from '../../../libs/conversations/src/lexical/bm25-statistics';
-import { queryTerms } from '../../../libs/conversations/src/lexical/tokenizer';
-import { lexicalColumns } from '../../../libs/conversations/src/lexical/lexical-columns';
+import { bm25ScoringStatement, Bm25Statistics, queryTerms, lexicalColumns, EmbeddingClient, SearchService, type LiveSettingsService } from '@loom/conversations';
 import { type SearchTurnsRequest } from '@loom/contracts';
 import { HashedEmbeddingProvider } from '@loom/providers';
-import { EmbeddingClient } from '../../../libs/conversations/src/embedding/embedding.client';
-import { SearchService } from '../../../libs/conversations/src/search/search.service';
-import type { LiveSettingsService } from '../../../libs/conversations/src/settings/live-settings.service';
 import { settleMerges } from '../parts/search';
 import { lexicalVariants } from './lexical-variants';
 import { startEmbeddedLoom } from '../topology/loom';

@@ -38,3 +38,5 @@ export * from './saved/saved-messages.service';
 export * from './saved/saved-search.service';
 export * from './deletion/thread-delete.service';
 export * from './append/unindexed-turns';
+export * from './lexical/bm25-scoring-statement';
+export * from './lexical/bm25-statistics';
