@@ -457,6 +457,8 @@ describe('[issue 11: faults in the split topology] a worker killed mid-job: the 
     expect(changedLines(restarted!)).toBe(1);
     expect(changedLines(condenser!)).toBe(0);
     expect((await topology.admin.ok('session.brief_get', { namespace: ns, brief_key: 'ledger' })).brief).toMatchObject({ revision: 1, sections: { goal: 'Move invoices to the ledger' } });
+    // Stopped, so the next test's job can only go to the condenser it starts (and kills).
+    await restarted!.stop();
   }, 180_000);
   it('brief condenser killed mid-extraction (a deferred memory extraction handed over on JetStream, its model call running): a restarted condenser finishes it once the lease is free; the facts are stored once', async () => {
     const ns = uniqueNamespace();
@@ -471,7 +473,7 @@ describe('[issue 11: faults in the split topology] a worker killed mid-job: the 
     expect((await status()).status).not.toBe('done');
 
     // The restarted condenser gets the unacked delivery again, or finds the extraction by its poll.
-    await topology.startWorkers('brief-condenser', 1, { LOOM_MEMORY_EXTRACTION_POLL_MS: '1000' });
+    const [restarted] = await topology.startWorkers('brief-condenser', 1, { LOOM_MEMORY_EXTRACTION_POLL_MS: '1000' });
     await waitFor('the restarted condenser to finish the extraction', async () => (await status()).status === 'done', { timeoutMs: 120_000 });
     expect(await status()).toMatchObject({ status: 'done', facts: 2 });
     // Once in effect, even if the delivery comes again: the facts are stored once, by one finished model call.
@@ -480,5 +482,6 @@ describe('[issue 11: faults in the split topology] a worker killed mid-job: the 
     expect(Number(facts[0]!.n)).toBe(2);
     expect(llm.requests.filter((r) => JSON.stringify(r.body).includes(`kill-extract ${ns}`))).toHaveLength(2);
     expect((await status()).status).toBe('done');
+    await restarted!.stop();
   }, 180_000);
 });

@@ -91,7 +91,15 @@ describe('Gateway: tokens, health, metrics, logs and traces', () => {
     expect(JSON.parse((await loom.admin.get('/healthz')).text)).toEqual({ status: 'ok' });
     const ready = await loom.admin.get('/readyz');
     expect(ready.status).toBe(200);
-    expect(JSON.parse(ready.text)).toEqual({ status: 'ready', checks: { storage: true, transport: true, writes: true } });
+    // The planes that are off by default say so, and how to turn them on (SETTINGS-09).
+    expect(JSON.parse(ready.text)).toEqual({
+      status: 'ready',
+      checks: { storage: true, transport: true, writes: true },
+      planes: {
+        code_history: expect.objectContaining({ enabled: false, how_to_enable: expect.stringContaining('LOOM_CODE_INGEST_ENABLED=true') }),
+        tracker: expect.objectContaining({ enabled: false, how_to_enable: expect.stringContaining('LOOM_TRACKER_ORG') }),
+      },
+    });
     const ns = uniqueNamespace();
     await loom.record(ns);
     await loom.admin.ok('conversation.append', { namespace: ns, thread_id: 't', role: 'user', content: 'metrics please' });
