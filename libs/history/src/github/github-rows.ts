@@ -1,4 +1,5 @@
 import { formatMillis } from '@loom/clickhouse';
+import type { GithubSourceState, GithubSourceView } from '@loom/contracts';
 import { linkedIssues } from '../insights/linked-issues';
 
 /** The rows of the GitHub source (migrations 0047-0050), as inserted. */
@@ -7,8 +8,8 @@ export interface GithubSourceRow {
   repo: string;
   github: string;
   api_url: string;
-  token_source: 'request' | 'config' | 'none';
-  state: 'syncing' | 'ready' | 'paused' | 'failed';
+  token_source: GithubSourceView['token'];
+  state: GithubSourceState;
   reason: string;
   resume_at: string | null;
   pulls_since: string;
