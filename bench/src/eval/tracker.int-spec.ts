@@ -38,32 +38,41 @@ describe('Tracker duplicate check on public issue sets [TRACKER-04]', () => {
   it('TRACKER-04: the ClickHouse set is real and whole: every pair and unlinked issue is in it, with its public URL', whole(sets.clickhouse, () => clickhouse));
   it('TRACKER-04: the rust-lang/rust set is real and whole too', whole(sets.rust, () => rust));
 
-  // The floors are the figures measured on these sets (bench/results/eval-tracker-2026-12-01T21-*.md,
-  // load ~15-20 on 2 cores): ClickHouse 11 of 15 ranked first (0.733, interval 0.48-0.89: below the
-  // spec's 0.875), 14 of 15 in the top 5, and 14 of 15 with the recorded issue or another recorded
-  // duplicate of it first (three of the four misses rank an earlier report of the same bug first;
-  // the fourth, #62742, shares no words with its older issue but "logical error"); 0 of 143
-  // unlinked issues called duplicates (highest unlinked score 0.4976 against the 0.5 threshold).
-  // A change that ranks fewer first, or calls any of these unlinked issues a duplicate, fails here.
-  it(`TRACKER-04: ClickHouse: ranks the recorded older issue first for at least 11 of 15 (measured 0.733, under the spec target ${TrackerTargets.rankedFirst}), in the top 5 for 14`, () => {
-    process.stdout.write(`tracker sets: clickhouse ${clickhouse.duplicates.rankedFirst}/${clickhouse.duplicates.n} first, ${clickhouse.unlinked.falsePositives}/${clickhouse.unlinked.n} unlinked called; rust ${rust.duplicates.rankedFirst}/${rust.duplicates.n}, ${rust.unlinked.falsePositives}/${rust.unlinked.n}; splits ${JSON.stringify(clickhouse.splits)}; misses ${JSON.stringify(clickhouse.duplicates.misses.map((m) => m.issue))}; unlinked top ${JSON.stringify(clickhouse.unlinked.topScores.slice(0, 4))}\n`);
-    expect(clickhouse.duplicates.n).toBe(15);
-    expect(clickhouse.duplicates.rankedFirst).toBeGreaterThanOrEqual(11);
-    expect(clickhouse.duplicates.inTop5).toBeGreaterThanOrEqual(14);
-    expect(clickhouse.duplicates.sameIssueFirst).toBeGreaterThanOrEqual(14);
+  // The floors are the figures measured on these sets (bench/results/eval-tracker-2026-12-02T00-00-03Z.md,
+  // commit 1510fec, load ~19-20 on 2 cores): ClickHouse 14 of 21 ranked first (0.667, interval
+  // 0.45-0.83: below the spec's 0.875), 19 of 21 in the top 5, and 17 of 21 with the recorded issue
+  // or another recorded duplicate of it first. Two recorded older issues fall outside the top 10:
+  // #62742 (shares no words with #51819 but "logical error") and #66919 ("clickhouse restart", whose
+  // stack trace is only an image). 2 of 285 unlinked issues are called duplicates, both in the
+  // held-out split: #20102 -> #8636 (0.5257; 0.4976 before the pool grew from 181 to 342 issues)
+  // and #101916 -> #75593 (0.6841: the same "Bad cast" logical error class, casts in opposite
+  // directions, no recorded link). A change that ranks fewer first, or calls more of these unlinked
+  // issues duplicates, fails here.
+  it(`TRACKER-04: ClickHouse: ranks the recorded older issue first for at least 14 of 21 (measured 0.667, under the spec target ${TrackerTargets.rankedFirst}), in the top 5 for 19`, () => {
+    process.stdout.write(`tracker sets: clickhouse ${clickhouse.duplicates.rankedFirst}/${clickhouse.duplicates.n} first, ${clickhouse.unlinked.falsePositives}/${clickhouse.unlinked.n} unlinked called; rust ${rust.duplicates.rankedFirst}/${rust.duplicates.n}, ${rust.unlinked.falsePositives}/${rust.unlinked.n}; splits ${JSON.stringify(clickhouse.splits)}; misses ${JSON.stringify(clickhouse.duplicates.misses.map((m) => m.issue))}; unlinked called ${JSON.stringify(clickhouse.unlinked.flagged)}\n`);
+    expect(clickhouse.duplicates.n).toBe(21);
+    expect(clickhouse.duplicates.rankedFirst).toBeGreaterThanOrEqual(14);
+    expect(clickhouse.duplicates.inTop5).toBeGreaterThanOrEqual(19);
+    expect(clickhouse.duplicates.sameIssueFirst).toBeGreaterThanOrEqual(17);
   });
 
-  it(`TRACKER-04, TRACKER-05: ClickHouse: calls none of the 143 issues with no recorded link a duplicate (target at most ${TrackerTargets.falsePositivesPer100} per 100)`, () => {
-    expect(clickhouse.unlinked.n).toBe(143);
-    expect(clickhouse.unlinked.falsePositives).toBeLessThanOrEqual(0);
+  it(`TRACKER-04, TRACKER-05: ClickHouse: calls at most 2 of the 285 issues with no recorded link a duplicate (measured 2, 0.7 per 100; target at most ${TrackerTargets.falsePositivesPer100} per 100)`, () => {
+    expect(clickhouse.unlinked.n).toBe(285);
+    expect(clickhouse.unlinked.falsePositives).toBeLessThanOrEqual(2);
     expect(clickhouse.unlinked.per100).toBeLessThanOrEqual(TrackerTargets.falsePositivesPer100);
   });
 
-  it('TRACKER-04: ClickHouse held-out split (added after the ranker was tuned): 5 of 8 ranked first, 0 of 71 called duplicates', () => {
+  // Held out (added after the ranker was tuned, no ranker change since): 8 of 14 ranked first, 2 of
+  // 213 unlinked called duplicates. The tuning split stays at 6 of 7 and 0 of 72.
+  it('TRACKER-04: ClickHouse held-out split (added after the ranker was tuned): 8 of 14 ranked first, at most 2 of 213 called duplicates; tuning split 6 of 7, 0 of 72', () => {
     const held = clickhouse.splits.find((s) => s.name === 'held-out');
-    expect(held).toMatchObject({ pairs: 8, unlinked: 71 });
-    expect(held!.rankedFirst).toBeGreaterThanOrEqual(5);
-    expect(held!.falsePositives).toBeLessThanOrEqual(0);
+    expect(held).toMatchObject({ pairs: 14, unlinked: 213 });
+    expect(held!.rankedFirst).toBeGreaterThanOrEqual(8);
+    expect(held!.falsePositives).toBeLessThanOrEqual(2);
+    const tuning = clickhouse.splits.find((s) => s.name === 'tuning');
+    expect(tuning).toMatchObject({ pairs: 7, unlinked: 72 });
+    expect(tuning!.rankedFirst).toBeGreaterThanOrEqual(6);
+    expect(tuning!.falsePositives).toBeLessThanOrEqual(0);
   });
 
   // rust-lang/rust (all held out): 4 of 5 first, 5 of 5 in the top 5; 1 of 9 unlinked called a
