@@ -38,8 +38,8 @@ describe('Tracker duplicate check on public issue sets [TRACKER-04]', () => {
   it('TRACKER-04: the ClickHouse set is real and whole: every pair and unlinked issue is in it, with its public URL', whole(sets.clickhouse, () => clickhouse));
   it('TRACKER-04: the rust-lang/rust set is real and whole too', whole(sets.rust, () => rust));
 
-  // The floors are the figures measured on these sets (bench/results/eval-tracker-2026-12-02T00-00-03Z.md,
-  // commit 1510fec, load ~19-20 on 2 cores): ClickHouse 14 of 21 ranked first (0.667, interval
+  // The floors are the figures measured on these sets (bench/results/eval-tracker-2026-12-02T00-08-43Z.md,
+  // commit 4380409, load ~24-28 on 2 cores): ClickHouse 14 of 21 ranked first (0.667, interval
   // 0.45-0.83: below the spec's 0.875), 19 of 21 in the top 5, and 17 of 21 with the recorded issue
   // or another recorded duplicate of it first. Two recorded older issues fall outside the top 10:
   // #62742 (shares no words with #51819 but "logical error") and #66919 ("clickhouse restart", whose
