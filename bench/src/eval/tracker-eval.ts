@@ -19,8 +19,8 @@ export interface TrackerSet {
   issues: Array<{ number: number; url: string; title: string; body: string; opened: string | null }>;
 }
 
-/** The sets the eval runs: public ClickHouse issues (the spec's tracker), then another large public repository's. */
-export const TrackerSetFiles = ['tracker-set.json', 'tracker-set-rust.json'] as const;
+/** The sets the eval runs: public ClickHouse issues (the spec's tracker), then other large public repositories'. */
+export const TrackerSetFiles = ['tracker-set.json', 'tracker-set-rust.json', 'tracker-set-vscode.json', 'tracker-set-go.json'] as const;
 
 /** owner/name of a set's repository, from its issue URL base (or the name the set gives itself). */
 export function setRepository(set: Pick<TrackerSet, 'source' | 'repository'>): string {
