@@ -17,7 +17,9 @@ const SETS = ['locomo', 'coding'] as const;
 type SetName = (typeof SETS)[number];
 
 const USAGE = `usage: npm run eval -- [--quick] [--providers hashed,use[,endpoint]] [--sets locomo,coding] [--floor X]
-       npm run eval -- --tracker   (the tracker duplicate check on public ClickHouse issues; seconds)
+       npm run eval -- --tracker [--tracker-sets a.json,b.json]
+                   (the tracker duplicate check on the committed public issue sets, then on
+                   set files kept outside the repository, e.g. from tracker-set-gitbugs.ts)
 
   --quick        LoCoMo's first 2 conversations (the coding set is small and always whole)
   --providers    embedding providers, one embedded Loom each (default: hashed,use; plus
@@ -57,7 +59,7 @@ async function main(): Promise<void> {
     return;
   }
   // The tracker's duplicate-check set is its own section (bench/src/eval/tracker.ts).
-  if (argv.includes('--tracker')) return runTrackerEval();
+  if (argv.includes('--tracker')) return runTrackerEval(listFlag(argv, 'tracker-sets') ?? []);
   const quick = argv.includes('--quick');
   const setNames = listFlag(argv, 'sets') ?? [...SETS];
   for (const s of setNames) if (!(SETS as readonly string[]).includes(s)) throw new Error(`--sets takes ${SETS.join(', ')}, not "${s}"`);

@@ -5,7 +5,10 @@ import type { TestLoom } from '@loom/testing/fuzz';
 /** bench/src/eval/tracker-set.json: public issues, recorded duplicate pairs and issues with no recorded link. */
 export interface TrackerSet {
   about: string;
+  /** Issue URL base: an issue's URL is this with its number appended (after a '/' unless it ends in '/' or '='). */
   source: string;
+  /** Display name, for sets whose source is not a GitHub repository's issues (e.g. a Jira or Bugzilla project). */
+  repository?: string;
   excluded: Record<string, string>;
   /** Where a pair's link was recorded (who wrote what in the thread), for pairs added since this field. */
   evidence?: Record<string, string>;
@@ -16,12 +19,18 @@ export interface TrackerSet {
   issues: Array<{ number: number; url: string; title: string; body: string; opened: string | null }>;
 }
 
-/** The sets the eval runs: public ClickHouse issues (the spec's tracker), then another large public repository's. */
-export const TrackerSetFiles = ['tracker-set.json', 'tracker-set-rust.json'] as const;
+/** The sets the eval runs: public ClickHouse issues (the spec's tracker), then other large public repositories'. */
+export const TrackerSetFiles = ['tracker-set.json', 'tracker-set-rust.json', 'tracker-set-vscode.json', 'tracker-set-go.json'] as const;
 
-/** owner/name of a set's repository, from its issue URL base. */
-export function setRepository(set: Pick<TrackerSet, 'source'>): string {
+/** owner/name of a set's repository, from its issue URL base (or the name the set gives itself). */
+export function setRepository(set: Pick<TrackerSet, 'source' | 'repository'>): string {
+  if (set.repository) return set.repository;
   return set.source.replace(/^https:\/\/github\.com\//, '').replace(/\/issues\/?$/, '');
+}
+
+/** The base an issue's number is appended to: GitHub's `.../issues/`, Jira's `...?id=`. */
+export function issueUrlBase(set: Pick<TrackerSet, 'source'>): string {
+  return /[/=]$/.test(set.source) ? set.source : `${set.source}/`;
 }
 
 export function loadTrackerSet(path = join(__dirname, 'tracker-set.json')): TrackerSet {
@@ -121,7 +130,7 @@ export async function evaluateTracker(loom: TestLoom, set: TrackerSet, namespace
       namespace,
       connection: { url: 'embedded', database: db },
       mapping: { issues: { table: 'gh_issues', id: 'number', title: 'issue_title', body: 'issue_body', created_at: 'opened_at' } },
-      issue_url_base: `${set.source}/`,
+      issue_url_base: issueUrlBase(set),
     });
     const byNumber = new Map(set.issues.map((i) => [String(i.number), i]));
     type Candidate = { id: string; score: number; duplicate: boolean };
@@ -228,7 +237,7 @@ export function calibrate(topScores: readonly number[], rate: number): number {
 
 export const TrackerTargets = { rankedFirst: 0.875, falsePositivesPer100: 2 } as const;
 
-export function renderTrackerMarkdown(f: TrackerFigures, meta: { stamp: string; commit: string; set: string; load?: string; repository?: string }): string {
+export function renderTrackerMarkdown(f: TrackerFigures, meta: { stamp: string; commit: string; set: string; load?: string; repository?: string; built?: string }): string {
   const ok = (pass: boolean) => (pass ? 'meets' : 'misses');
   const pct = ([lo, hi]: [number, number]) => `${lo.toFixed(2)}-${hi.toFixed(2)}`;
   const first = wilson(f.duplicates.rankedFirst, f.duplicates.n);
@@ -265,7 +274,7 @@ export function renderTrackerMarkdown(f: TrackerFigures, meta: { stamp: string; 
     '',
     `The spec's figure is 91 of 104 (0.875) and 2 of 100 on its own ClickHouse set. This set has ${f.duplicates.n} recorded pairs, far fewer: each miss moves the rate by ${f.duplicates.n ? (1 / f.duplicates.n).toFixed(3) : '-'}, and the interval above is wide. Meeting the target here does not show the spec's figure is reached; it shows nothing in this set contradicts it. TRACKER-05: one tracker's figure, not a general guarantee.`,
     '',
-    `How the set was built: public ${meta.repository ?? 'ClickHouse/ClickHouse'} issue threads read through the search tool\'s issues corpus, a pair wherever a maintainer recorded "Duplicate of #N" (or "Duplicate <url>") and the older issue could be read too; issues whose stored thread records no link are the unlinked set, including hard distractors (CI issues with the same title template and a different STID, several reports of one error class). Issues with an unrecorded but near-certain duplicate (same title and STID as an older one) are kept in the pool only. Bodies are short technical excerpts of each description. Opening dates are the recorded ones, else interpolated by issue number. Finding recorded links through a semantic search is slow (about one complete pair per three to ten searches: the excerpt must show the link, and the older issue must be found by its words), which is why the set is small. The set file's \`excluded\` says what was left out and why.`,
+    meta.built ? `How the set was built: ${meta.built}` : `How the set was built: public ${meta.repository ?? 'ClickHouse/ClickHouse'} issue threads read through the search tool\'s issues corpus, a pair wherever a maintainer recorded "Duplicate of #N" (or "Duplicate <url>") and the older issue could be read too; issues whose stored thread records no link are the unlinked set, including hard distractors (CI issues with the same title template and a different STID, several reports of one error class). Issues with an unrecorded but near-certain duplicate (same title and STID as an older one) are kept in the pool only. Bodies are short technical excerpts of each description. Opening dates are the recorded ones, else interpolated by issue number. Finding recorded links through a semantic search is slow (about one complete pair per three to ten searches: the excerpt must show the link, and the older issue must be found by its words), which is why the set is small. The set file's \`excluded\` says what was left out and why.`,
     '',
   ].join('\n');
 }

@@ -1,7 +1,7 @@
 import { execSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { startTestLoom } from '@loom/testing/fuzz';
 import { progress } from '../util/log';
 import { RESULTS_DIR, ROOT } from '../util/paths';
@@ -17,27 +17,35 @@ function commit(): string {
 
 /**
  * `npm run eval -- --tracker`: the tracker duplicate check on the public issue sets (ClickHouse,
- * then rust-lang/rust), on an embedded Loom in this process (each set's table is created in its engine). Writes
+ * then rust-lang/rust, microsoft/vscode and golang/go: TrackerSetFiles), on an embedded Loom in this process (each set's table is created in its engine). Writes
  * bench/results/eval-tracker-<time>.{json,md}. Takes seconds.
+ *
+ * `extraFiles` (from `--tracker-sets a.json,b.json`): sets kept outside the repository, such as
+ * the ones tracker-set-gitbugs.ts converts from a published third-party dataset; run after the
+ * committed ones, each in its own namespace.
  */
-export async function runTrackerEval(): Promise<void> {
+export async function runTrackerEval(extraFiles: readonly string[] = []): Promise<void> {
   const started = new Date();
   const stamp = started.toISOString().replace(/\..*$/, '').replace(/:/g, '-') + 'Z';
-  const sets = TrackerSetFiles.map((file) => ({ file, set: loadTrackerSet(join(__dirname, file)) }));
+  const sets = [
+    ...TrackerSetFiles.map((file) => ({ file: `bench/src/eval/${file}`, set: loadTrackerSet(join(__dirname, file)) })),
+    ...extraFiles.map((file) => ({ file, set: loadTrackerSet(isAbsolute(file) ? file : resolve(file)) })),
+  ];
   for (const { file, set } of sets) progress(`tracker eval ${stamp}: ${file}: ${set.pairs.length} recorded duplicates, ${set.unlinked.length} issues with no recorded link, ${set.issues.length} issues`);
   const dataDir = mkdtempSync(join(process.env['BENCH_DATA_DIR'] ?? tmpdir(), 'loom-eval-tracker-'));
   const loom = await startTestLoom({ withEmbedder: false, env: { LOOM_DATA_DIR: dataDir, LOOM_TRACKER_ORG: 'ClickHouse', LOOM_LOG_LEVEL: 'warn' } });
   try {
     const before = loadavg();
     // One namespace and one tracker source per repository: a check's pool is that repository's issues.
-    const results: Array<{ file: string; repository: string; figures: TrackerFigures }> = [];
+    const results: Array<{ file: string; repository: string; built?: string; figures: TrackerFigures }> = [];
     for (const [index, { file, set }] of sets.entries()) {
-      results.push({ file, repository: setRepository(set), figures: await evaluateTracker(loom, set, `eval-tracker-${index}`) });
+      // A set converted from a published dataset says how it was built in its own `about`.
+      results.push({ file, repository: setRepository(set), ...(set.repository ? { built: set.about } : {}), figures: await evaluateTracker(loom, set, `eval-tracker-${index}`) });
     }
     const after = loadavg();
     // Figures of a shared machine: the load says how much the timing can be trusted.
     const load = `${before.map((x) => x.toFixed(1)).join('/')} before, ${after.map((x) => x.toFixed(1)).join('/')} after`;
-    const markdown = [renderTrackerSummary(results), ...results.map((r) => renderTrackerMarkdown(r.figures, { stamp, commit: commit(), set: `bench/src/eval/${r.file}`, load, repository: r.repository }))].join('\n');
+    const markdown = [renderTrackerSummary(results), ...results.map((r) => renderTrackerMarkdown(r.figures, { stamp, commit: commit(), set: r.file, load, repository: r.repository, ...(r.built ? { built: r.built } : {}) }))].join('\n');
     mkdirSync(RESULTS_DIR, { recursive: true });
     const base = join(RESULTS_DIR, `eval-tracker-${stamp}`);
     writeFileSync(`${base}.json`, JSON.stringify({ stamp, commit: commit(), load, sets: results }, null, 2) + '\n');
