@@ -26,7 +26,7 @@ describe('Tracker plane in the split topology [issue 13: tracker]', () => {
     await topology?.close();
   });
 
-  it('TRACKER-01, TRACKER-02, TRACKER-03, SETTINGS-09: off until registered; registered by URL it checks duplicates, links and flaky tests live', async () => {
+  it('TRACKER-01, TRACKER-02, TRACKER-03, SETTINGS-09: off until registered; registered by URL it checks duplicates (a recorded duplicate answering with its original), links and flaky tests live', async () => {
     const off = await topology.admin.call('tracker.duplicate_check', { namespace: ns, title: 'x' });
     expect([off.status, off.body.error.code]).toEqual([501, 'not_configured']);
     const body = trackerRegistration(db) as { connection: object };
@@ -34,7 +34,11 @@ describe('Tracker plane in the split topology [issue 13: tracker]', () => {
     expect(registered).toMatchObject({ registered: true, issues: 6, source: { connection: { url: topology.clickhouseUrl, user: 'default', password_set: true } } });
     expect(JSON.stringify(registered)).not.toContain('split-tracker-pw');
     const dup = await topology.admin.ok('tracker.duplicate_check', { namespace: ns, title: 'Not-ready Set is passed (LOGICAL_ERROR)', body: 'Code: 49', created_before: '2026-01-31T00:00:00Z' });
-    expect(dup.candidates[0]).toMatchObject({ id: '101', duplicate: true });
+    expect(dup.candidates[0]).toMatchObject({ id: '101', duplicate: true, via: null });
+    // The team's table records 106 as a duplicate of 101 (issues.duplicate_of): 106's own words answer with 101.
+    const later = await topology.admin.ok('tracker.duplicate_check', { namespace: ns, title: 'Not-ready Set is passed (LOGICAL_ERROR) with IN subquery and the analyzer', body: "Code: 49. DB::Exception: Not-ready Set is passed as the second argument for function 'in'. (LOGICAL_ERROR)" });
+    expect(later.candidates[0]).toMatchObject({ id: '101', via: '106', reason: 'the new issue matched #106, which the tracker records as a duplicate of #101' });
+    expect(later.candidates.map((c: { id: string }) => c.id)).not.toContain('106');
     // Live: a row the team inserts is read by the next call.
     await team.insert({ table: `${db}.ticket_prs`, format: 'JSONEachRow', values: [{ ticket: 103, pull: 3001 }] });
     expect((await topology.admin.ok('tracker.issue_links', { namespace: ns, issue: '103' })).links).toEqual([{ pr: '3001', sha: null, source: 'link_table', phrase: null }]);

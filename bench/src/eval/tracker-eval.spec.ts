@@ -30,9 +30,10 @@ describe('tracker eval helpers [TRACKER-04]', () => {
     const set = { pairs: [{ issue: '3', duplicate_of: '1' }, { issue: '4', duplicate_of: '2' }], unlinked: ['5', '6'], held_out: { about: '', pairs: ['4'], unlinked: ['6'] } } as unknown as TrackerSet;
     const first = new Map([['3', true], ['4', false]]);
     const top = new Map([['5', { score: 0.2, flagged: false }], ['6', { score: 0.7, flagged: true }]]);
-    expect(splitFigures(set, first, top)).toEqual([
-      { name: 'tuning', pairs: 1, rankedFirst: 1, unlinked: 1, falsePositives: 0, topUnlinkedScore: 0.2 },
-      { name: 'held-out', pairs: 1, rankedFirst: 0, unlinked: 1, falsePositives: 1, topUnlinkedScore: 0.7 },
+    const top5 = new Map([['3', true], ['4', true]]);
+    expect(splitFigures(set, first, top, top5)).toEqual([
+      { name: 'tuning', pairs: 1, rankedFirst: 1, inTop5: 1, unlinked: 1, falsePositives: 0, topUnlinkedScore: 0.2 },
+      { name: 'held-out', pairs: 1, rankedFirst: 0, inTop5: 1, unlinked: 1, falsePositives: 1, topUnlinkedScore: 0.7 },
     ]);
     expect(splitFigures({ ...set, held_out: undefined }, first, top)).toEqual([]);
   });
@@ -40,7 +41,7 @@ describe('tracker eval helpers [TRACKER-04]', () => {
 
 describe('tracker eval summary [TRACKER-04]', () => {
   const figures = (first: number, n: number, fp: number, u: number) =>
-    ({ duplicates: { rankedFirst: first, n, inTop5: n, sameIssueFirst: first, rate: first / n }, unlinked: { falsePositives: fp, n: u }, splits: [{ name: 'held-out', pairs: n, rankedFirst: first, unlinked: u, falsePositives: fp, topUnlinkedScore: 0 }] }) as unknown as TrackerFigures;
+    ({ duplicates: { rankedFirst: first, n, inTop5: n, sameIssueFirst: first, rate: first / n }, unlinked: { falsePositives: fp, n: u }, splits: [{ name: 'held-out', pairs: n, rankedFirst: first, inTop5: n, unlinked: u, falsePositives: fp, topUnlinkedScore: 0 }] }) as unknown as TrackerFigures;
 
   it('names the repository from the issue URL base', () => {
     expect(setRepository({ source: 'https://github.com/ClickHouse/ClickHouse/issues' })).toBe('ClickHouse/ClickHouse');
@@ -56,5 +57,7 @@ describe('tracker eval summary [TRACKER-04]', () => {
     expect(md).toContain('| b/b | 1 of 2 (0.500;');
     expect(md).toContain('| all repositories | 4 of 6 (0.667;');
     expect(md).toContain('1 of 110 (0.9 per 100;');
+    // Each row gives the held-out and the tuning split's first, top 5 and unlinked called.
+    expect(md).toContain('| 3 of 4; 4 of 4; 0 of 100 | 0 of 0; 0 of 0; 0 of 0 |');
   });
 });

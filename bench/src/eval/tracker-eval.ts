@@ -66,8 +66,13 @@ export interface TrackerFigures {
     misses: Array<{ issue: string; expected: string; got: string | null; rank: number | null; top: string[] }>;
   };
   unlinked: { n: number; falsePositives: number; per100: number; flagged: Array<{ issue: string; candidate: string; score: number }>; topScores: number[] };
-  /** The same two figures on each split of the set (tuning, held-out), when the set names one. */
-  splits: Array<{ name: 'tuning' | 'held-out'; pairs: number; rankedFirst: number; unlinked: number; falsePositives: number; topUnlinkedScore: number }>;
+  /** The same figures on each split of the set (tuning, held-out), when the set names one. */
+  splits: Array<{ name: 'tuning' | 'held-out'; pairs: number; rankedFirst: number; inTop5: number; unlinked: number; falsePositives: number; topUnlinkedScore: number }>;
+  /**
+   * Whether the tracker's duplicate links were wired in (the set's recorded pairs, each link dated
+   * when its duplicate was opened): a candidate recorded as a duplicate answers with its original.
+   */
+  links: boolean;
   threshold: number;
   /** The lowest threshold at which the unlinked issues give at most 2 per 100, from their top scores. */
   calibratedThreshold: number;
@@ -110,8 +115,15 @@ export function openedTimes(issues: TrackerSet['issues']): Map<number, string> {
  * the namespace's tracker source, and asks tracker.duplicate_check over HTTP for each recorded
  * duplicate (is the recorded older issue ranked first?) and each issue with no recorded link
  * (is anything called a duplicate?). Each check sees only issues opened before the one asked about.
+ *
+ * With `links` (the default) the set's recorded pairs are also the tracker's duplicate-link table,
+ * each link dated when its duplicate was opened (the thread's "Duplicate of #N" comes later, so
+ * this is the earliest it can have been recorded; the set keeps no comment dates). A check sees a
+ * link only when it is dated before the issue asked about, so nothing comes from that issue's future
+ * beyond this approximation; an issue's own link is never seen by its own check.
  */
-export async function evaluateTracker(loom: TestLoom, set: TrackerSet, namespace: string): Promise<TrackerFigures> {
+export async function evaluateTracker(loom: TestLoom, set: TrackerSet, namespace: string, options: { links?: boolean } = {}): Promise<TrackerFigures> {
+  const links = options.links ?? true;
   const started = Date.now();
   const times = openedTimes(set.issues);
   const openedAt = (n: number) => times.get(n)!;
@@ -125,11 +137,22 @@ export async function evaluateTracker(loom: TestLoom, set: TrackerSet, namespace
     format: 'JSONEachRow',
     values: set.issues.map((i) => ({ number: i.number, issue_title: i.title, issue_body: i.body, opened_at: sqlTime(openedAt(i.number)), html_url: i.url })),
   });
+  if (links) {
+    await storage.command(`CREATE TABLE ${db}.gh_marked_duplicate (dup_number UInt32, original_number UInt32, marked_at DateTime('UTC')) ENGINE = MergeTree ORDER BY dup_number`);
+    await storage.client.insert({
+      table: `${db}.gh_marked_duplicate`,
+      format: 'JSONEachRow',
+      values: set.pairs.map((p) => ({ dup_number: Number(p.issue), original_number: Number(p.duplicate_of), marked_at: sqlTime(openedAt(Number(p.issue))) })),
+    });
+  }
   try {
     await loom.admin.ok('tracker.source_register', {
       namespace,
       connection: { url: 'embedded', database: db },
-      mapping: { issues: { table: 'gh_issues', id: 'number', title: 'issue_title', body: 'issue_body', created_at: 'opened_at' } },
+      mapping: {
+        issues: { table: 'gh_issues', id: 'number', title: 'issue_title', body: 'issue_body', created_at: 'opened_at' },
+        ...(links ? { duplicate_links: { table: 'gh_marked_duplicate', issue: 'dup_number', duplicate_of: 'original_number', linked_at: 'marked_at' } } : {}),
+      },
       issue_url_base: issueUrlBase(set),
     });
     const byNumber = new Map(set.issues.map((i) => [String(i.number), i]));
@@ -156,12 +179,14 @@ export async function evaluateTracker(loom: TestLoom, set: TrackerSet, namespace
     let flaggedTrue = 0;
     const scores: Array<number | null> = [];
     const firstByIssue = new Map<string, boolean>();
+    const top5ByIssue = new Map<string, boolean>();
     const topByIssue = new Map<string, { score: number; flagged: boolean }>();
     for (const pair of set.pairs) {
       const answer = await check(pair.issue);
       threshold = answer.threshold;
       const rank = answer.candidates.findIndex((c) => c.id === pair.duplicate_of);
       firstByIssue.set(pair.issue, rank === 0);
+      top5ByIssue.set(pair.issue, rank >= 0 && rank < 5);
       if (rank === 0) rankedFirst += 1;
       else misses.push({ issue: pair.issue, expected: pair.duplicate_of, got: answer.candidates[0]?.id ?? null, rank: rank < 0 ? null : rank + 1, top: answer.candidates.slice(0, 5).map((c) => `${c.id}:${c.score}`) });
       const first = answer.candidates[0]?.id;
@@ -186,7 +211,8 @@ export async function evaluateTracker(loom: TestLoom, set: TrackerSet, namespace
     return {
       duplicates: { n, rankedFirst, rate: n ? rankedFirst / n : 0, sameIssueFirst, mrr: n ? reciprocal / n : 0, inTop5, flagged: flaggedTrue, scores, misses },
       unlinked: { n: u, falsePositives: flagged.length, per100: u ? (100 * flagged.length) / u : 0, flagged, topScores: [...topScores].sort((a, b) => b - a) },
-      splits: splitFigures(set, firstByIssue, topByIssue),
+      splits: splitFigures(set, firstByIssue, topByIssue, top5ByIssue),
+      links,
       threshold,
       calibratedThreshold: calibrate(topScores, 0.02),
       ms: Date.now() - started,
@@ -197,7 +223,7 @@ export async function evaluateTracker(loom: TestLoom, set: TrackerSet, namespace
 }
 
 /** Both figures on the tuning split and on the held-out one (empty when the set names no split). */
-export function splitFigures(set: TrackerSet, first: ReadonlyMap<string, boolean>, top: ReadonlyMap<string, { score: number; flagged: boolean }>): TrackerFigures['splits'] {
+export function splitFigures(set: TrackerSet, first: ReadonlyMap<string, boolean>, top: ReadonlyMap<string, { score: number; flagged: boolean }>, top5: ReadonlyMap<string, boolean> = first): TrackerFigures['splits'] {
   if (!set.held_out) return [];
   const heldPairs = new Set(set.held_out.pairs);
   const heldUnlinked = new Set(set.held_out.unlinked);
@@ -209,6 +235,7 @@ export function splitFigures(set: TrackerSet, first: ReadonlyMap<string, boolean
       name,
       pairs: pairs.length,
       rankedFirst: pairs.filter((id) => first.get(id) === true).length,
+      inTop5: pairs.filter((id) => top5.get(id) === true).length,
       unlinked: unlinked.length,
       falsePositives: unlinked.filter((id) => top.get(id)?.flagged === true).length,
       topUnlinkedScore: Math.max(0, ...unlinked.map((id) => top.get(id)?.score ?? 0)),
@@ -245,7 +272,7 @@ export function renderTrackerMarkdown(f: TrackerFigures, meta: { stamp: string; 
   return [
     `# Tracker duplicate check on public ${meta.repository ?? 'ClickHouse/ClickHouse'} issues (${meta.stamp})`,
     '',
-    `Commit ${meta.commit}. Set: ${meta.set}. Embedded Loom, tracker.duplicate_check over HTTP, each check seeing only issues opened before the one asked about (the pool is every older issue of the set, ${f.duplicates.n + f.unlinked.n} checks). Threshold ${f.threshold} (the live \`tracker_duplicate_threshold\`). ${f.ms} ms${meta.load ? `; load average ${meta.load}` : ''}.`,
+    `Commit ${meta.commit}. Set: ${meta.set}. Embedded Loom, tracker.duplicate_check over HTTP, each check seeing only issues opened before the one asked about (the pool is every older issue of the set, ${f.duplicates.n + f.unlinked.n} checks). ${f.links ? "The tracker's duplicate links are the set's recorded pairs (mapping.duplicate_links), each dated when its duplicate was opened; a check sees only links dated before the issue asked about, and a candidate recorded as a duplicate answers with its original." : "No duplicate links: the ranker alone."} Threshold ${f.threshold} (the live \`tracker_duplicate_threshold\`). ${f.ms} ms${meta.load ? `; load average ${meta.load}` : ''}.`,
     '',
     '| figure | Loom | n | 95% interval | target | |',
     '|---|---|---|---|---|---|',
@@ -258,11 +285,11 @@ export function renderTrackerMarkdown(f: TrackerFigures, meta: { stamp: string; 
     '',
     ...(f.splits.length
       ? [
-          '| split | ranked first | unlinked called duplicates | highest unlinked score |',
-          '|---|---|---|---|',
-          ...f.splits.map((s) => `| ${s.name} | ${s.rankedFirst} of ${s.pairs} | ${s.falsePositives} of ${s.unlinked} | ${s.topUnlinkedScore} |`),
+          '| split | ranked first | in the top 5 | unlinked called duplicates | highest unlinked score |',
+          '|---|---|---|---|---|',
+          ...f.splits.map((s) => `| ${s.name} | ${s.rankedFirst} of ${s.pairs} | ${s.inTop5} of ${s.pairs} | ${s.falsePositives} of ${s.unlinked} (${s.unlinked ? ((100 * s.falsePositives) / s.unlinked).toFixed(1) : '-'} per 100) | ${s.topUnlinkedScore} |`),
           '',
-          'Tuning split: the pairs and unlinked issues the ranker\'s knobs were settled on (unknown query terms in the normalisation, the recency share, test-glob evidence, the 0.5 threshold). Held-out split: issues added after that, with no ranker change since; its figures are the honest ones.',
+          'Tuning split: the pairs and unlinked issues the ranker\'s knobs were settled on (unknown query terms in the normalisation, the recency share, test-glob evidence, the 0.5 threshold). Held-out split: issues added after that, with no ranker knob changed since; its figures are the honest ones. The answering of recorded duplicates with their originals (ADR 0034) has no knob, but it was prompted by misses seen on the whole set, held-out pairs included.',
           '',
         ]
       : []),
@@ -283,7 +310,7 @@ export function renderTrackerMarkdown(f: TrackerFigures, meta: { stamp: string; 
  * The two figures per repository and over all of them (pairs and unlinked issues pooled; each
  * check still sees only its own repository's older issues), with 95% intervals.
  */
-export function renderTrackerSummary(results: ReadonlyArray<{ repository: string; figures: TrackerFigures }>): string {
+export function renderTrackerSummary(results: ReadonlyArray<{ repository: string; figures: TrackerFigures }>, title = 'Tracker duplicate check: summary'): string {
   const rows = results.map((r) => ({ name: r.repository, f: r.figures }));
   const sum = (pick: (f: TrackerFigures) => number) => results.reduce((acc, r) => acc + pick(r.figures), 0);
   const all = {
@@ -297,22 +324,46 @@ export function renderTrackerSummary(results: ReadonlyArray<{ repository: string
     heldN: sum((f) => f.splits.find((s) => s.name === 'held-out')?.pairs ?? 0),
     heldFp: sum((f) => f.splits.find((s) => s.name === 'held-out')?.falsePositives ?? 0),
     heldU: sum((f) => f.splits.find((s) => s.name === 'held-out')?.unlinked ?? 0),
+    heldTop5: sum((f) => f.splits.find((s) => s.name === 'held-out')?.inTop5 ?? 0),
+    tuneFirst: sum((f) => f.splits.find((s) => s.name === 'tuning')?.rankedFirst ?? 0),
+    tuneTop5: sum((f) => f.splits.find((s) => s.name === 'tuning')?.inTop5 ?? 0),
+    tuneN: sum((f) => f.splits.find((s) => s.name === 'tuning')?.pairs ?? 0),
+    tuneFp: sum((f) => f.splits.find((s) => s.name === 'tuning')?.falsePositives ?? 0),
+    tuneU: sum((f) => f.splits.find((s) => s.name === 'tuning')?.unlinked ?? 0),
   };
   const interval = (k: number, n: number) => wilson(k, n).map((x) => x.toFixed(2)).join('-');
   const per100 = (k: number, n: number) => wilson(k, n).map((x) => (x * 100).toFixed(1)).join('-');
   const line = (name: string, x: typeof all) =>
-    `| ${name} | ${x.first} of ${x.n} (${x.n ? (x.first / x.n).toFixed(3) : '-'}; ${interval(x.first, x.n)}) | ${x.top5} of ${x.n} | ${x.same} of ${x.n} | ${x.fp} of ${x.u} (${x.u ? ((100 * x.fp) / x.u).toFixed(1) : '-'} per 100; ${per100(x.fp, x.u)}) | ${x.heldFirst} of ${x.heldN}; ${x.heldFp} of ${x.heldU} |`;
+    `| ${name} | ${x.first} of ${x.n} (${x.n ? (x.first / x.n).toFixed(3) : '-'}; ${interval(x.first, x.n)}) | ${x.top5} of ${x.n} | ${x.same} of ${x.n} | ${x.fp} of ${x.u} (${x.u ? ((100 * x.fp) / x.u).toFixed(1) : '-'} per 100; ${per100(x.fp, x.u)}) | ${x.heldFirst} of ${x.heldN}; ${x.heldTop5} of ${x.heldN}; ${x.heldFp} of ${x.heldU} | ${x.tuneFirst} of ${x.tuneN}; ${x.tuneTop5} of ${x.tuneN}; ${x.tuneFp} of ${x.tuneU} |`;
   const one = (f: TrackerFigures) => {
     const held = f.splits.find((s) => s.name === 'held-out');
-    return { first: f.duplicates.rankedFirst, n: f.duplicates.n, top5: f.duplicates.inTop5, same: f.duplicates.sameIssueFirst, fp: f.unlinked.falsePositives, u: f.unlinked.n, heldFirst: held?.rankedFirst ?? 0, heldN: held?.pairs ?? 0, heldFp: held?.falsePositives ?? 0, heldU: held?.unlinked ?? 0 };
+    const tune = f.splits.find((s) => s.name === 'tuning');
+    return {
+      first: f.duplicates.rankedFirst,
+      n: f.duplicates.n,
+      top5: f.duplicates.inTop5,
+      same: f.duplicates.sameIssueFirst,
+      fp: f.unlinked.falsePositives,
+      u: f.unlinked.n,
+      heldFirst: held?.rankedFirst ?? 0,
+      heldN: held?.pairs ?? 0,
+      heldFp: held?.falsePositives ?? 0,
+      heldU: held?.unlinked ?? 0,
+      heldTop5: held?.inTop5 ?? 0,
+      tuneFirst: tune?.rankedFirst ?? 0,
+      tuneTop5: tune?.inTop5 ?? 0,
+      tuneN: tune?.pairs ?? 0,
+      tuneFp: tune?.falsePositives ?? 0,
+      tuneU: tune?.unlinked ?? 0,
+    };
   };
   return [
-    '# Tracker duplicate check: summary',
+    `# ${title}`,
     '',
     `Targets (TRACKER-04): ranked first >= ${TrackerTargets.rankedFirst}, at most ${TrackerTargets.falsePositivesPer100} per 100 unlinked issues called duplicates. 95% Wilson intervals in brackets.`,
     '',
-    '| set | recorded older issue ranked first | in the top 5 | it or another recorded duplicate of the same issue first | unlinked called duplicates | held-out: first; unlinked called |',
-    '|---|---|---|---|---|---|',
+    '| set | recorded older issue ranked first | in the top 5 | it or another recorded duplicate of the same issue first | unlinked called duplicates | held-out: first; top 5; unlinked called | tuning: first; top 5; unlinked called |',
+    '|---|---|---|---|---|---|---|',
     ...rows.map((r) => line(r.name, one(r.f))),
     ...(rows.length > 1 ? [line('all repositories', all)] : []),
     '',

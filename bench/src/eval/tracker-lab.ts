@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { DefaultRankerOptions, rankDuplicates, type RankerOptions } from '@loom/tracker';
+import { DefaultRankerOptions, rankDuplicates, resolveDuplicates, type RankerOptions } from '@loom/tracker';
 import { loadTrackerSet, openedTimes, type TrackerSet } from './tracker-eval';
 
 /**
@@ -18,14 +18,19 @@ export interface LabFigures {
   topUnlinked: number[];
 }
 
-export function lab(set: TrackerSet, options: RankerOptions, threshold: number, only?: { pairs?: Set<string>; unlinked?: Set<string> }): LabFigures {
+export function lab(set: TrackerSet, options: RankerOptions, threshold: number, only?: { pairs?: Set<string>; unlinked?: Set<string> }, resolve = true): LabFigures {
   const times = openedTimes(set.issues);
   const at = (n: number) => Date.parse(times.get(n)!);
   const issues = set.issues.map((i) => ({ id: String(i.number), title: i.title, body: i.body, openedAt: at(i.number) }));
   const byId = new Map(issues.map((i) => [i.id, i]));
+  // The set's recorded links, as the eval wires them into the tracker table: a candidate (always
+  // opened before the issue asked about) that is a recorded duplicate answers with its original.
+  const links = new Map(resolve ? set.pairs.map((p) => [p.issue, p.duplicate_of] as const) : []);
   const check = (id: string) => {
     const q = byId.get(id)!;
-    return rankDuplicates({ title: q.title, body: q.body, openedAt: q.openedAt }, issues.filter((c) => c.openedAt < q.openedAt), options);
+    const pool = issues.filter((c) => c.openedAt < q.openedAt);
+    const inPool = new Set(pool.map((c) => c.id));
+    return resolveDuplicates(rankDuplicates({ title: q.title, body: q.body, openedAt: q.openedAt }, pool, options), links, (x) => inPool.has(x));
   };
   const pairs = set.pairs.filter((p) => !only?.pairs || only.pairs.has(p.issue));
   const unlinked = set.unlinked.filter((u) => !only?.unlinked || only.unlinked.has(u));
@@ -50,5 +55,6 @@ export function lab(set: TrackerSet, options: RankerOptions, threshold: number, 
 if (require.main === module) {
   const threshold = Number(process.argv[2] ?? 0.5);
   const file = process.argv[3] ?? 'tracker-set.json';
-  process.stdout.write(JSON.stringify(lab(loadTrackerSet(join(__dirname, file)), DefaultRankerOptions, threshold), null, 1) + '\n');
+  const resolve = process.argv[4] !== 'no-links';
+  process.stdout.write(JSON.stringify(lab(loadTrackerSet(join(__dirname, file)), DefaultRankerOptions, threshold, undefined, resolve), null, 1) + '\n');
 }

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import { startTestLoom, uniqueNamespace, type TestLoom } from '../../../libs/testing/src';
+import { DefaultRankerOptions } from '@loom/tracker';
+import { lab } from './tracker-lab';
 import { evaluateTracker, loadTrackerSet, TrackerTargets, type TrackerFigures, type TrackerSet } from './tracker-eval';
 
 /**
@@ -7,6 +9,8 @@ import { evaluateTracker, loadTrackerSet, TrackerTargets, type TrackerFigures, t
  * ClickHouse, tracker-set-rust.json for rust-lang/rust, tracker-set-vscode.json for
  * microsoft/vscode, tracker-set-go.json for golang/go; in the repository so a fresh clone runs
  * them) through tracker.duplicate_check on the embedded default, one namespace per repository.
+ * The set's recorded pairs are also the tracker's duplicate-link table, each link dated when its
+ * duplicate was opened, so a check sees only links older than the issue asked about (ADR 0034).
  */
 describe('Tracker duplicate check on public issue sets [TRACKER-04]', () => {
   let loom: TestLoom;
@@ -55,23 +59,37 @@ describe('Tracker duplicate check on public issue sets [TRACKER-04]', () => {
     }
   });
 
-  // The floors are the figures measured on these sets (bench/results/eval-tracker-2026-12-02T00-08-43Z.md,
-  // commit 4380409, load ~24-28 on 2 cores): ClickHouse 14 of 21 ranked first (0.667, interval
-  // 0.45-0.83: below the spec's 0.875), 19 of 21 in the top 5, and 17 of 21 with the recorded issue
-  // or another recorded duplicate of it first. Two recorded older issues fall outside the top 10:
-  // #62742 (shares no words with #51819 but "logical error") and #66919 ("clickhouse restart", whose
-  // stack trace is only an image). 2 of 285 unlinked issues are called duplicates, both in the
-  // held-out split: #20102 -> #8636 (0.5257; 0.4976 before the pool grew from 181 to 342 issues)
-  // and #101916 -> #75593 (0.6841: the same "Bad cast" logical error class, casts in opposite
-  // directions, no recorded link). A change that ranks fewer first, or calls more of these unlinked
-  // issues duplicates, fails here.
-  it(`TRACKER-04: ClickHouse: ranks the recorded older issue first for at least 14 of 21 (measured 0.667, under the spec target ${TrackerTargets.rankedFirst}), in the top 5 for 19`, () => {
+  // The floors are the figures measured on these sets (bench/results/eval-tracker-2026-12-02T00-34-28Z.md,
+  // commit 402d341, load ~24-27 on 2 cores). ClickHouse: 17 of 21 ranked first (0.810, interval
+  // 0.60-0.92: still below the spec's 0.875), 19 of 21 in the top 5. The ranker alone ranked 14 of 21
+  // first; the other 3 (#51998, #31077, #39448, all held out) ranked an older recorded duplicate of
+  // #8655 first, which now answers with #8655 itself. Still missed: #59912 and #51895 (rank 3 and 2;
+  // #44351 first for both), #62742 (shares no words with #51819 but
+  // "logical error") and #66919 ("clickhouse restart", whose stack trace is only an image). 2 of 285
+  // unlinked issues are called duplicates, both held out: #20102 -> #8636 (0.5257) and #101916 ->
+  // #75593 (0.6841: the same "Bad cast" logical error class, casts in opposite directions, no
+  // recorded link). A change that ranks fewer first, or calls more of these unlinked issues
+  // duplicates, fails here.
+  it(`TRACKER-04: ClickHouse: ranks the recorded older issue first for at least 17 of 21 (measured 0.810, under the spec target ${TrackerTargets.rankedFirst}), in the top 5 for 19`, () => {
     process.stdout.write(`tracker sets: clickhouse ${clickhouse.duplicates.rankedFirst}/${clickhouse.duplicates.n} first, ${clickhouse.unlinked.falsePositives}/${clickhouse.unlinked.n} unlinked called; rust ${rust.duplicates.rankedFirst}/${rust.duplicates.n}, ${rust.unlinked.falsePositives}/${rust.unlinked.n}; splits ${JSON.stringify(clickhouse.splits)}; misses ${JSON.stringify(clickhouse.duplicates.misses.map((m) => m.issue))}; unlinked called ${JSON.stringify(clickhouse.unlinked.flagged)}\n`);
+    expect(clickhouse.links).toBe(true);
     expect(clickhouse.duplicates.n).toBe(21);
-    expect(clickhouse.duplicates.rankedFirst).toBeGreaterThanOrEqual(14);
+    expect(clickhouse.duplicates.rankedFirst).toBeGreaterThanOrEqual(17);
     expect(clickhouse.duplicates.inTop5).toBeGreaterThanOrEqual(19);
     expect(clickhouse.duplicates.sameIssueFirst).toBeGreaterThanOrEqual(17);
   });
+
+  // The ranker alone (no duplicate links; in process, the same pool and ranker as the service):
+  // 14 of 21 first, 2 of 285 called; held-out 8 of 14, tuning 6 of 7. It holds the ranker itself.
+  it('TRACKER-04: ClickHouse, the ranker alone without the tracker\'s duplicate links: at least 14 of 21 first, at most 2 of 285 called', () => {
+    const alone = lab(sets.clickhouse, DefaultRankerOptions, clickhouse.threshold, undefined, false);
+    expect([alone.pairs, alone.unlinked]).toEqual([21, 285]);
+    expect(alone.first).toBeGreaterThanOrEqual(14);
+    expect(alone.flagged).toBeLessThanOrEqual(2);
+    const held = sets.clickhouse.held_out!.pairs;
+    const heldMissed = held.filter((id) => alone.misses.some((m) => m.startsWith(`${id}->`)));
+    expect(held.length - heldMissed.length).toBeGreaterThanOrEqual(8);
+  }, 120_000);
 
   it(`TRACKER-04, TRACKER-05: ClickHouse: calls at most 2 of the 285 issues with no recorded link a duplicate (measured 2, 0.7 per 100; target at most ${TrackerTargets.falsePositivesPer100} per 100)`, () => {
     expect(clickhouse.unlinked.n).toBe(285);
@@ -79,12 +97,15 @@ describe('Tracker duplicate check on public issue sets [TRACKER-04]', () => {
     expect(clickhouse.unlinked.per100).toBeLessThanOrEqual(TrackerTargets.falsePositivesPer100);
   });
 
-  // Held out (added after the ranker was tuned, no ranker change since): 8 of 14 ranked first, 2 of
-  // 213 unlinked called duplicates. The tuning split stays at 6 of 7 and 0 of 72.
-  it('TRACKER-04: ClickHouse held-out split (added after the ranker was tuned): 8 of 14 ranked first, at most 2 of 213 called duplicates; tuning split 6 of 7, 0 of 72', () => {
+  // Held out (added after the ranker's knobs were settled, none changed since): 11 of 14 ranked
+  // first (8 by the ranker alone), 13 of 14 in the top 5, 2 of 213 unlinked called duplicates. The
+  // answering with originals has no knob but was prompted by misses seen on the whole set, held-out
+  // pairs included. The tuning split stays at 6 of 7 and 0 of 72.
+  it('TRACKER-04: ClickHouse held-out split (added after the ranker was tuned): 11 of 14 ranked first, 13 in the top 5, at most 2 of 213 called duplicates; tuning split 6 of 7, 0 of 72', () => {
     const held = clickhouse.splits.find((s) => s.name === 'held-out');
     expect(held).toMatchObject({ pairs: 14, unlinked: 213 });
-    expect(held!.rankedFirst).toBeGreaterThanOrEqual(8);
+    expect(held!.rankedFirst).toBeGreaterThanOrEqual(11);
+    expect(held!.inTop5).toBeGreaterThanOrEqual(13);
     expect(held!.falsePositives).toBeLessThanOrEqual(2);
     const tuning = clickhouse.splits.find((s) => s.name === 'tuning');
     expect(tuning).toMatchObject({ pairs: 7, unlinked: 72 });

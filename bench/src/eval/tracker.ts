@@ -38,17 +38,24 @@ export async function runTrackerEval(extraFiles: readonly string[] = []): Promis
     const before = loadavg();
     // One namespace and one tracker source per repository: a check's pool is that repository's issues.
     const results: Array<{ file: string; repository: string; built?: string; figures: TrackerFigures }> = [];
+    // The ranker alone too (no duplicate links), so the links' share of the figure shows.
+    const rankerAlone: Array<{ file: string; repository: string; figures: TrackerFigures }> = [];
     for (const [index, { file, set }] of sets.entries()) {
       // A set converted from a published dataset says how it was built in its own `about`.
       results.push({ file, repository: setRepository(set), ...(set.repository ? { built: set.about } : {}), figures: await evaluateTracker(loom, set, `eval-tracker-${index}`) });
+      rankerAlone.push({ file, repository: setRepository(set), figures: await evaluateTracker(loom, set, `eval-tracker-plain-${index}`, { links: false }) });
     }
     const after = loadavg();
     // Figures of a shared machine: the load says how much the timing can be trusted.
     const load = `${before.map((x) => x.toFixed(1)).join('/')} before, ${after.map((x) => x.toFixed(1)).join('/')} after`;
-    const markdown = [renderTrackerSummary(results), ...results.map((r) => renderTrackerMarkdown(r.figures, { stamp, commit: commit(), set: r.file, load, repository: r.repository, ...(r.built ? { built: r.built } : {}) }))].join('\n');
+    const markdown = [
+      renderTrackerSummary(results, "Tracker duplicate check: summary (with the tracker's duplicate links, as shipped)"),
+      renderTrackerSummary(rankerAlone, 'Tracker duplicate check: the ranker alone (no duplicate links)'),
+      ...results.map((r) => renderTrackerMarkdown(r.figures, { stamp, commit: commit(), set: r.file, load, repository: r.repository, ...(r.built ? { built: r.built } : {}) })),
+    ].join('\n');
     mkdirSync(RESULTS_DIR, { recursive: true });
     const base = join(RESULTS_DIR, `eval-tracker-${stamp}`);
-    writeFileSync(`${base}.json`, JSON.stringify({ stamp, commit: commit(), load, sets: results }, null, 2) + '\n');
+    writeFileSync(`${base}.json`, JSON.stringify({ stamp, commit: commit(), load, sets: results, ranker_alone: rankerAlone }, null, 2) + '\n');
     writeFileSync(`${base}.md`, markdown);
     progress(`results: ${base}.json, ${base}.md`);
     process.stdout.write('\n' + markdown + '\n');

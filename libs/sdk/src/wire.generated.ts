@@ -768,6 +768,8 @@ export interface TrackerMapping {
   pull_requests?: PullRequestsMapping;
   commits?: CommitsMapping;
   ci_runs?: CiRunsMapping;
+  /** Where recorded duplicate links live besides `issues.duplicate_of` (either, both or neither). */
+  duplicate_links?: DuplicateLinksMapping;
 }
 
 /** The issues table: one row per issue. */
@@ -818,6 +820,16 @@ export interface CiRunsMapping {
   fail_values?: string[];
   /** Status values that mean passed; default pass, passed, success, ok. */
   pass_values?: string[];
+}
+
+/** The tracker's own duplicate links, when they live in a table of their own (a "marked as duplicate" event log, an issue-link table): one row per (duplicate, original). With `linked_at` a check sees only links recorded before the new issue was opened. */
+export interface DuplicateLinksMapping {
+  table: string;
+  /** The issue closed as a duplicate. */
+  issue: string;
+  /** The issue it duplicates (its original). */
+  duplicate_of: string;
+  linked_at?: string;
 }
 
 export interface AppendTurnResponse {
@@ -976,6 +988,10 @@ export interface DuplicateCandidate {
   duplicate: boolean;
   /** Code-like evidence both issues share (error codes, exception names, stack frames). */
   shared: string[];
+  /** The issue the new one matched when the tracker records that issue as a duplicate of this one (its `issues.duplicate_of` or `duplicate_links`): the original answers in the known duplicate's place, with its score and shared evidence. Null when this issue matched on its own. */
+  via: string | null;
+  /** Why this issue stands where the new one matched another; null when it matched on its own. */
+  reason: string | null;
 }
 
 /** Rows tombstoned (or removed, with purge) per kind. `runs` counts run rows and their usage reports; only a purge removes them (runs carry no person's text). */

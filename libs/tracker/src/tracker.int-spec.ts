@@ -108,6 +108,102 @@ describe('Tracker plane [issue 13: tracker]', () => {
     expect([neither.status, neither.body.error.fields]).toEqual([400, [{ field: 'title', message: 'title is required unless issue names an issue in the tracker' }]]);
   });
 
+  it('TRACKER-03: a candidate the tracker records as a duplicate (issues column or link table) answers with its original, at its score, saying via whom; links made after the new issue are not used; a source without them ranks as before', async () => {
+    const storage = loom.gateway.runtime.storage;
+    const dupDb = `${db}_dups`;
+    await storage.command(`DROP DATABASE IF EXISTS ${dupDb}`);
+    await storage.command(`CREATE DATABASE ${dupDb}`);
+    await storage.command(`CREATE TABLE ${dupDb}.bugs (bug_id UInt64, summary String, text String, filed DateTime('UTC'), dupe_of Nullable(UInt64)) ENGINE = MergeTree ORDER BY bug_id`);
+    await storage.command(`CREATE TABLE ${dupDb}.bug_links (from_bug UInt64, to_bug UInt64, marked DateTime('UTC')) ENGINE = MergeTree ORDER BY from_bug`);
+    const bug = (bug_id: number, summary: string, text: string, filed: string, dupe_of: number | null = null) => ({ bug_id, summary, text, filed, dupe_of });
+    await storage.client.insert({
+      table: `${dupDb}.bugs`,
+      format: 'JSONEachRow',
+      values: [
+        bug(201, 'Parquet reader crash', 'Segfault somewhere in the Parquet reader.', '2026-01-01 10:00:00'),
+        bug(202, 'Crash reading Parquet file with an empty row group', 'Code: 1001. std::out_of_range in DB::ParquetBlockInputFormat::prepareReader when the file has an empty row group', '2026-02-01 10:00:00', 201),
+        bug(203, 'Typo in the documentation of JSONExtract', 'The example is wrong.', '2026-02-02 10:00:00'),
+        bug(204, 'Keeper session expired during ALTER', 'Code: 999. Coordination::Exception: Session expired (KEEPER_EXCEPTION) in ReplicatedMergeTree ALTER', '2026-02-15 10:00:00'),
+        bug(205, 'Keeper connection loss', 'Coordination::Exception: Connection loss', '2026-01-20 10:00:00'),
+      ],
+    });
+    // 204 was marked a duplicate of 205 on March 5th, in the link table only.
+    await storage.client.insert({ table: `${dupDb}.bug_links`, format: 'JSONEachRow', values: [{ from_bug: 204, to_bug: 205, marked: '2026-03-05 10:00:00' }] });
+    const issues = { table: 'bugs', id: 'bug_id', title: 'summary', body: 'text', created_at: 'filed' };
+    const linked = uniqueNamespace();
+    const plain = uniqueNamespace();
+    try {
+      await loom.admin.ok('tracker.source_register', {
+        namespace: linked,
+        connection: { url: 'embedded', database: dupDb },
+        mapping: { issues: { ...issues, duplicate_of: 'dupe_of' }, duplicate_links: { table: 'bug_links', issue: 'from_bug', duplicate_of: 'to_bug', linked_at: 'marked' } },
+      });
+      await loom.admin.ok('tracker.source_register', { namespace: plain, connection: { url: 'embedded', database: dupDb }, mapping: { issues } });
+      const parquet = { title: 'Crash reading Parquet with an empty row group', body: 'std::out_of_range in DB::ParquetBlockInputFormat::prepareReader, empty row group', created_before: '2026-03-01T00:00:00Z' };
+
+      // Without duplicate links the later report ranks first, as it always did.
+      const before = await loom.admin.ok('tracker.duplicate_check', { namespace: plain, ...parquet });
+      expect(before.candidates[0]).toMatchObject({ id: '202', via: null, reason: null });
+      const own201 = before.candidates.find((c: { id: string }) => c.id === '201');
+      // With them, its original answers in its place, at its score and with its evidence.
+      const after = await loom.admin.ok('tracker.duplicate_check', { namespace: linked, ...parquet });
+      expect(after.candidates[0]).toMatchObject({ id: '201', title: 'Parquet reader crash', created_at: '2026-01-01T10:00:00Z', score: before.candidates[0].score, duplicate: before.candidates[0].duplicate, shared: before.candidates[0].shared, via: '202' });
+      expect(after.candidates[0].score).toBeGreaterThan(own201.score);
+      expect(after.candidates[0].reason).toBe('the new issue matched #202, which the tracker records as a duplicate of #201');
+      expect(after.candidates.map((c: { id: string }) => c.id)).not.toContain('202');
+      expect(after.candidates.map((c: { id: string }) => c.id).sort()).toEqual(['201', '203', '204', '205']);
+
+      // The link table's link of 204 to 205 was made on March 5th: a check as of March 1st does not see it, one as of April does.
+      const keeper = { title: 'Session expired (KEEPER_EXCEPTION) during ALTER', body: 'Coordination::Exception: Session expired' };
+      const march = await loom.admin.ok('tracker.duplicate_check', { namespace: linked, ...keeper, created_before: '2026-03-01T00:00:00Z' });
+      expect(march.candidates[0]).toMatchObject({ id: '204', via: null });
+      const april = await loom.admin.ok('tracker.duplicate_check', { namespace: linked, ...keeper, created_before: '2026-04-01T00:00:00Z' });
+      // (Its score is 204's as of April: further from 204's opening, so a little lower.)
+      expect(april.candidates[0]).toMatchObject({ id: '205', via: '204', reason: 'the new issue matched #204, which the tracker records as a duplicate of #205' });
+      expect(april.candidates.map((c: { id: string }) => c.id)).not.toContain('204');
+
+      // An original ranked above its known duplicate keeps its own place and score; the duplicate leaves.
+      const reader = await loom.admin.ok('tracker.duplicate_check', { namespace: linked, title: 'Parquet reader crash: segfault', body: 'Segfault somewhere in the Parquet reader', created_before: '2026-03-01T00:00:00Z' });
+      expect(reader.candidates[0]).toMatchObject({ id: '201', via: null, reason: null });
+      expect(reader.candidates.map((c: { id: string }) => c.id)).not.toContain('202');
+
+      // For an issue already in the tracker (by id), its own link is never its answer, and nothing newer is.
+      const self = await loom.admin.ok('tracker.duplicate_check', { namespace: linked, issue: '202' });
+      expect(self.candidates.map((c: { id: string; via: string | null }) => `${c.id}:${c.via}`)).toEqual(['201:null', '205:null']);
+
+      // An original older than the newest LOOM_TRACKER_SCAN_LIMIT issues is read by id for the answer.
+      const narrow = await startTestLoom({ withEmbedder: false, env: { LOOM_TRACKER_ORG: 'acme', LOOM_TRACKER_SCAN_LIMIT: '2' } });
+      try {
+        await narrow.admin.ok('tracker.source_register', { namespace: linked, connection: { url: 'embedded', database: dupDb }, mapping: { issues: { ...issues, duplicate_of: 'dupe_of' } } });
+        const window = await narrow.admin.ok('tracker.duplicate_check', { namespace: linked, ...parquet, created_before: '2026-02-03T00:00:00Z' });
+        expect(window.considered).toBe(2);
+        expect(window.candidates.map((c: { id: string; via: string | null }) => `${c.id}:${c.via}`)).toEqual(['201:202', '203:null']);
+        expect(window.candidates[0]).toMatchObject({ title: 'Parquet reader crash', created_at: '2026-01-01T10:00:00Z' });
+      } finally {
+        await narrow.close();
+      }
+
+      // A duplicate-link mapping that does not fit the tables names each bad column.
+      const bad = await loom.admin.call('tracker.source_register', {
+        namespace: uniqueNamespace(),
+        connection: { url: 'embedded', database: dupDb },
+        mapping: { issues: { ...issues, duplicate_of: 'original' }, duplicate_links: { table: 'bug_links', issue: 'from_bug', duplicate_of: 'to', linked_at: 'from_bug' } },
+      });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.fields.map((f: { field: string }) => f.field).sort()).toEqual(['mapping.duplicate_links.duplicate_of', 'mapping.duplicate_links.linked_at', 'mapping.issues.duplicate_of']);
+      const missing = await loom.admin.call('tracker.source_register', {
+        namespace: uniqueNamespace(),
+        connection: { url: 'embedded', database: dupDb },
+        mapping: { issues, duplicate_links: { table: 'no_links', issue: 'a', duplicate_of: 'b' } },
+      });
+      expect([missing.status, missing.body.error.fields.map((f: { field: string }) => f.field)]).toEqual([400, ['mapping.duplicate_links.table']]);
+      const shape = await loom.admin.call('tracker.source_register', { namespace: uniqueNamespace(), connection: { url: 'embedded', database: dupDb }, mapping: { issues, duplicate_links: { table: 'bug_links', issue: 'from_bug' } } });
+      expect([shape.status, shape.body.error.fields.map((f: { field: string }) => f.field)]).toEqual([400, ['mapping.duplicate_links.duplicate_of']]);
+    } finally {
+      await storage.command(`DROP DATABASE IF EXISTS ${dupDb}`);
+    }
+  });
+
   it('TRACKER-03: an unrelated issue is not called a duplicate of anything', async () => {
     const answer = await loom.admin.ok('tracker.duplicate_check', { namespace: ns, title: 'Add a Grafana dashboard for replication lag', body: 'It would help operators to see replica delay over time.' });
     expect(answer.candidates.some((c: { duplicate: boolean }) => c.duplicate)).toBe(false);

@@ -16,6 +16,7 @@ import {
   type TrackerStatusResponse,
 } from '@loom/contracts';
 import { DefaultRankerOptions, rankDuplicates } from './duplicates/ranker';
+import { resolveDuplicates } from './duplicates/resolve';
 import { closes } from './links/fix-references';
 import { checkMapping } from './source/mapping-check';
 import { describeUrl, ident, qualified, reasonOf, SourceClients, type SourceConnection, type SourceReader } from './source/source-client';
@@ -146,9 +147,26 @@ export class TrackerService {
     const ranked = rankDuplicates(
       { title: query.title, body: query.body, openedAt: query.before ? Date.parse(query.before) : Date.now() },
       rows.map((r) => ({ id: r.lt_id, title: r.lt_title, body: r.lt_body, openedAt: r.lt_created ? Date.parse(iso(r.lt_created)!) : undefined })),
-    ).slice(0, input.limit ?? 10);
+    );
+    // A candidate the tracker records as a duplicate answers with its original (docs/adr/0034).
+    const links = await this.duplicateLinks(source, reader, query.before);
+    if (links.size > 0) {
+      // Originals older than the pool's newest LOOM_TRACKER_SCAN_LIMIT issues are read by id.
+      const outside = [...new Set(ranked.slice(0, RESOLVE_DEPTH).map((r) => links.get(r.id)).filter((id): id is string => id !== undefined && !byId.has(id)))];
+      if (outside.length > 0) {
+        const more = await this.read(source, () =>
+          reader.query<{ lt_id: string; lt_title: string; lt_state: string; lt_created: string }>(
+            `SELECT toString(${ident(m.id)}) AS lt_id, ${text(m.title)} AS lt_title, ${m.state ? text(m.state) : "''"} AS lt_state, ${timeText(m.created_at)} AS lt_created
+             FROM ${table} WHERE toString(${ident(m.id)}) IN {ids:Array(String)} ${filters.length ? `AND ${filters.join(' AND ')}` : ''} LIMIT {n:UInt32}`,
+            { ids: outside.slice(0, RESOLVE_DEPTH), before: query.before ?? '', self: self ?? '', n: RESOLVE_DEPTH },
+          ),
+        );
+        for (const r of more) byId.set(r.lt_id, { ...r, lt_body: '' });
+      }
+    }
+    const resolved = resolveDuplicates(ranked, links, (id) => byId.has(id)).slice(0, input.limit ?? 10);
     return {
-      candidates: ranked.map((r) => {
+      candidates: resolved.map((r) => {
         const row = byId.get(r.id)!;
         return {
           id: r.id,
@@ -159,11 +177,48 @@ export class TrackerService {
           score: r.score,
           duplicate: r.score >= threshold,
           shared: r.shared,
+          via: r.via,
+          reason: r.via === null ? null : `the new issue matched #${r.via}, which the tracker records as a duplicate of #${r.id}${chain(r.via, r.id, links)}`,
         };
       }),
       threshold,
       considered: rows.length,
     };
+  }
+
+  /**
+   * The tracker's recorded duplicate links (duplicate -> original) among issues opened before
+   * `before`: from `issues.duplicate_of` and from the `duplicate_links` table (only links made
+   * before `before` when it maps `linked_at`). Empty when the mapping names neither.
+   */
+  private async duplicateLinks(source: RegisteredSource, reader: SourceReader, before: string | undefined): Promise<Map<string, string>> {
+    const db = source.connection.database;
+    const { issues: m, duplicate_links: table } = source.mapping;
+    const links = new Map<string, string>();
+    const none = (column: string) => `${text(column)} NOT IN ('', '0')`;
+    await this.read(source, async () => {
+      if (m.duplicate_of) {
+        const rows = await reader.query<{ lt_id: string; lt_of: string }>(
+          `SELECT toString(${ident(m.id)}) AS lt_id, ${text(m.duplicate_of)} AS lt_of FROM ${qualified(db, m.table)}
+           WHERE ${none(m.duplicate_of)} ${before ? `AND ${ident(m.created_at)} < parseDateTime64BestEffort({before:String}, 3, 'UTC')` : ''}
+           ORDER BY ${ident(m.created_at)} DESC LIMIT {scan:UInt32}`,
+          { before: before ?? '', scan: this.options.scanLimit },
+        );
+        for (const r of rows) if (r.lt_of !== r.lt_id) links.set(r.lt_id, r.lt_of);
+      }
+      if (table) {
+        const at = table.linked_at;
+        const rows = await reader.query<{ lt_id: string; lt_of: string }>(
+          `SELECT toString(${ident(table.issue)}) AS lt_id, ${text(table.duplicate_of)} AS lt_of FROM ${qualified(db, table.table)}
+           WHERE ${none(table.duplicate_of)} ${before && at ? `AND ${ident(at)} < parseDateTime64BestEffort({before:String}, 3, 'UTC')` : ''}
+           ${at ? `ORDER BY ${ident(at)} DESC` : ''} LIMIT {scan:UInt32}`,
+          { before: before ?? '', scan: this.options.scanLimit },
+        );
+        // The issues column wins where both name an original; of several links the newest wins.
+        for (const r of rows) if (r.lt_of !== r.lt_id && !links.has(r.lt_id)) links.set(r.lt_id, r.lt_of);
+      }
+    });
+    return links;
   }
 
   async issueLinks(namespace: string, input: TrackerIssueLinksRequest): Promise<TrackerIssueLinksResponse> {
@@ -323,6 +378,16 @@ export class TrackerService {
       throw this.unreadable(source.connection, error);
     }
   }
+}
+
+/** Ranked candidates whose recorded originals are read when they lie outside the pool. */
+const RESOLVE_DEPTH = 200;
+
+/** ", through #a, #b" for a chain of recorded links between a known duplicate and its original. */
+function chain(via: string, original: string, links: ReadonlyMap<string, string>): string {
+  const between: string[] = [];
+  for (let at = links.get(via); at !== undefined && at !== original && between.length < 10; at = links.get(at)) between.push(`#${at}`);
+  return between.length ? ` (through ${between.join(', ')})` : '';
 }
 
 const ORG_REASON = "The tracker plane is off: set LOOM_TRACKER_ORG to your organisation's name and restart Loom, then register the team's ClickHouse with tracker.source_register (or `loom tracker register`).";

@@ -61,7 +61,7 @@ export async function trackerDuplicateCheckCommand(options: Common & { title?: s
   });
   print(options, answer, () => {
     if (answer.candidates.length === 0) return `no older issues (${answer.considered} read)\n`;
-    const lines = answer.candidates.map((c) => `${c.duplicate ? 'DUPLICATE' : '         '}  ${c.score.toFixed(3)}  #${c.id}  ${c.title.slice(0, 80)}${c.shared.length ? `  [${c.shared.slice(0, 3).join(', ')}]` : ''}`);
+    const lines = answer.candidates.map((c) => `${c.duplicate ? 'DUPLICATE' : '         '}  ${c.score.toFixed(3)}  #${c.id}  ${c.title.slice(0, 80)}${c.via ? `  (via #${c.via}, a recorded duplicate of it)` : ''}${c.shared.length ? `  [${c.shared.slice(0, 3).join(', ')}]` : ''}`);
     return `${lines.join('\n')}\n\n${answer.considered} older issue(s) ranked; threshold ${answer.threshold}\n`;
   });
 }

@@ -579,6 +579,20 @@ export const WireSchemas: WireSchemaSet = {
           "items": {
             "type": "string"
           }
+        },
+        "via": {
+          "description": "The issue the new one matched when the tracker records that issue as a duplicate of this one (its `issues.duplicate_of` or `duplicate_links`): the original answers in the known duplicate's place, with its score and shared evidence. Null when this issue matched on its own.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "reason": {
+          "description": "Why this issue stands where the new one matched another; null when it matched on its own.",
+          "type": [
+            "string",
+            "null"
+          ]
         }
       },
       "required": [
@@ -589,7 +603,9 @@ export const WireSchemas: WireSchemaSet = {
         "url",
         "score",
         "duplicate",
-        "shared"
+        "shared",
+        "via",
+        "reason"
       ]
     },
     "ErasedCounts": {
@@ -4349,6 +4365,33 @@ export const WireSchemas: WireSchemaSet = {
         }
       }
     },
+    "DuplicateLinksMapping": {
+      "description": "The tracker's own duplicate links, when they live in a table of their own (a \"marked as duplicate\" event log, an issue-link table): one row per (duplicate, original). With `linked_at` a check sees only links recorded before the new issue was opened.",
+      "fields": {
+        "table": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "issue": {
+          "description": "The issue closed as a duplicate.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "duplicate_of": {
+          "description": "The issue it duplicates (its original).",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "linked_at": {
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
     "ErasureExportRequest": {
       "description": "Exports a person's (or the namespace's) transcript turns, a page at a time.",
       "fields": {
@@ -5982,6 +6025,12 @@ export const WireSchemas: WireSchemaSet = {
         "ci_runs": {
           "schema": {
             "$ref": "#/components/schemas/CiRunsMapping"
+          }
+        },
+        "duplicate_links": {
+          "description": "Where recorded duplicate links live besides `issues.duplicate_of` (either, both or neither).",
+          "schema": {
+            "$ref": "#/components/schemas/DuplicateLinksMapping"
           }
         }
       }

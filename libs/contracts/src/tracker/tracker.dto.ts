@@ -60,6 +60,20 @@ export class PrLinksMapping {
   @Identifier() pr!: string;
 }
 
+/**
+ * The tracker's own duplicate links, when they live in a table of their own (a "marked as
+ * duplicate" event log, an issue-link table): one row per (duplicate, original). With `linked_at`
+ * a check sees only links recorded before the new issue was opened.
+ */
+export class DuplicateLinksMapping {
+  @Identifier() table!: string;
+  /** The issue closed as a duplicate. */
+  @Identifier() issue!: string;
+  /** The issue it duplicates (its original). */
+  @Identifier() duplicate_of!: string;
+  @Optional() @Identifier() linked_at?: string;
+}
+
 /** Pull requests whose bodies may say "Fixes #N". */
 export class PullRequestsMapping {
   @Identifier() table!: string;
@@ -96,6 +110,8 @@ export class TrackerMapping {
   @Optional() @ValidateNested() @Type(() => PullRequestsMapping) pull_requests?: PullRequestsMapping;
   @Optional() @ValidateNested() @Type(() => CommitsMapping) commits?: CommitsMapping;
   @Optional() @ValidateNested() @Type(() => CiRunsMapping) ci_runs?: CiRunsMapping;
+  /** Where recorded duplicate links live besides `issues.duplicate_of` (either, both or neither). */
+  @Optional() @ValidateNested() @Type(() => DuplicateLinksMapping) duplicate_links?: DuplicateLinksMapping;
 }
 
 export class TrackerSourceRegisterRequest extends NamespacedRequest {
@@ -196,6 +212,14 @@ export interface DuplicateCandidate {
   duplicate: boolean;
   /** Code-like evidence both issues share (error codes, exception names, stack frames). */
   shared: string[];
+  /**
+   * The issue the new one matched when the tracker records that issue as a duplicate of this one
+   * (its `issues.duplicate_of` or `duplicate_links`): the original answers in the known
+   * duplicate's place, with its score and shared evidence. Null when this issue matched on its own.
+   */
+  via: string | null;
+  /** Why this issue stands where the new one matched another; null when it matched on its own. */
+  reason: string | null;
 }
 
 export interface TrackerDuplicateCheckResponse {

@@ -10,6 +10,7 @@ const COLUMNS: Record<keyof TrackerMapping, Record<string, Kind>> = {
   pull_requests: { number: 'any', body: 'text', title: 'text', merged_at: 'time' },
   commits: { sha: 'any', message: 'text', committed_at: 'time' },
   ci_runs: { test: 'any', commit: 'any', status: 'any', run_at: 'time' },
+  duplicate_links: { issue: 'any', duplicate_of: 'any', linked_at: 'time' },
 };
 
 function fits(kind: Kind, type: string): boolean {
