@@ -145,6 +145,7 @@ export const Fixtures: Record<OpName, Fixture> = {
   'tracker.duplicate_check': () => ({ title: 'Not-ready Set is passed', body: 'Code: 49. (LOGICAL_ERROR)', limit: 3 }),
   'tracker.issue_links': () => ({ issue: '101' }),
   'tracker.flaky_tests': () => ({ limit: 5 }),
+  'tracker.incidents': () => ({ limit: 5 }),
   // The repository setUp indexed; adding it again resumes from its checkpoint (nothing new).
   'code.add': () => ({ path: matrixRepository().path, name: MATRIX_REPOSITORY, wait: true }),
   // Served by the matrix's loopback GitHub (LOOM_GITHUB_API_URL in startMatrixLoom).

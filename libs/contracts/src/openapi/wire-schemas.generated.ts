@@ -1057,12 +1057,20 @@ export const WireSchemas: WireSchemaSet = {
           "items": {
             "$ref": "#/components/schemas/RankedChangeView"
           }
+        },
+        "incidents_reason": {
+          "description": "Why no incidents are attached; null when the tracker source's incidents were read.",
+          "type": [
+            "string",
+            "null"
+          ]
         }
       },
       "required": [
         "repository",
         "range",
-        "candidates"
+        "candidates",
+        "incidents_reason"
       ]
     },
     "HistoryDuplicateCheckResponse": {
@@ -1077,11 +1085,19 @@ export const WireSchemas: WireSchemaSet = {
           "items": {
             "$ref": "#/components/schemas/RankedChangeView"
           }
+        },
+        "incidents_reason": {
+          "description": "Why no incidents are attached; null when the tracker source's incidents were read.",
+          "type": [
+            "string",
+            "null"
+          ]
         }
       },
       "required": [
         "repository",
-        "candidates"
+        "candidates",
+        "incidents_reason"
       ]
     },
     "HistoryLineResponse": {
@@ -1106,6 +1122,13 @@ export const WireSchemas: WireSchemaSet = {
           "items": {
             "$ref": "#/components/schemas/LineChangeView"
           }
+        },
+        "incidents_reason": {
+          "description": "Why no incidents are attached; null when the tracker source's incidents were read.",
+          "type": [
+            "string",
+            "null"
+          ]
         }
       },
       "required": [
@@ -1113,7 +1136,8 @@ export const WireSchemas: WireSchemaSet = {
         "path",
         "line",
         "ref",
-        "changes"
+        "changes",
+        "incidents_reason"
       ]
     },
     "HistoryPathResponse": {
@@ -1131,12 +1155,20 @@ export const WireSchemas: WireSchemaSet = {
           "items": {
             "$ref": "#/components/schemas/PathChangeView"
           }
+        },
+        "incidents_reason": {
+          "description": "Why no incidents are attached; null when the tracker source's incidents were read.",
+          "type": [
+            "string",
+            "null"
+          ]
         }
       },
       "required": [
         "repository",
         "path",
-        "changes"
+        "changes",
+        "incidents_reason"
       ]
     },
     "HistoryReviewBriefResponse": {
@@ -1213,6 +1245,20 @@ export const WireSchemas: WireSchemaSet = {
           "items": {
             "type": "string"
           }
+        },
+        "incidents": {
+          "description": "Incidents that name this PR or its commit as their cause or fix (PRHIST-02).",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/IncidentLinkView"
+          }
+        },
+        "incidents_reason": {
+          "description": "Why no incidents are attached; null when the tracker source's incidents were read.",
+          "type": [
+            "string",
+            "null"
+          ]
         }
       },
       "required": [
@@ -1229,7 +1275,9 @@ export const WireSchemas: WireSchemaSet = {
         "issues",
         "written_by",
         "withheld",
-        "runs"
+        "runs",
+        "incidents",
+        "incidents_reason"
       ]
     },
     "HistorySymbolResponse": {
@@ -1247,12 +1295,164 @@ export const WireSchemas: WireSchemaSet = {
           "items": {
             "$ref": "#/components/schemas/SymbolChangeView"
           }
+        },
+        "incidents_reason": {
+          "description": "Why no incidents are attached; null when the tracker source's incidents were read.",
+          "type": [
+            "string",
+            "null"
+          ]
         }
       },
       "required": [
         "repository",
         "symbol",
-        "changes"
+        "changes",
+        "incidents_reason"
+      ]
+    },
+    "IncidentLinkView": {
+      "description": "An incident as a history answer carries it: linked to that commit or its PR.",
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string"
+        },
+        "title": {
+          "type": "string"
+        },
+        "severity": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "status": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "started_at": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "resolved_at": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "role": {
+          "description": "`caused`: the incident names this commit or PR as its cause; `fixed`: as its fix.",
+          "type": "string",
+          "enum": [
+            "caused",
+            "fixed"
+          ]
+        },
+        "via": {
+          "description": "What matched: the commit's sha or its PR number.",
+          "type": "string",
+          "enum": [
+            "commit",
+            "pr"
+          ]
+        }
+      },
+      "required": [
+        "id",
+        "title",
+        "severity",
+        "status",
+        "started_at",
+        "resolved_at",
+        "role",
+        "via"
+      ]
+    },
+    "IncidentRefs": {
+      "description": "The PRs and commits an incident names, normalised: PR numbers, and commit shas (or prefixes) in lower case.",
+      "type": "object",
+      "properties": {
+        "prs": {
+          "type": "array",
+          "items": {
+            "type": "number"
+          }
+        },
+        "commits": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        }
+      },
+      "required": [
+        "prs",
+        "commits"
+      ]
+    },
+    "IncidentView": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string"
+        },
+        "title": {
+          "type": "string"
+        },
+        "severity": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "status": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "started_at": {
+          "description": "Null only when the source's start column holds NULL.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "resolved_at": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "summary": {
+          "description": "The summary column, cut to 2,000 characters; null when none is mapped.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "caused_by": {
+          "$ref": "#/components/schemas/IncidentRefs"
+        },
+        "fixed_by": {
+          "$ref": "#/components/schemas/IncidentRefs"
+        }
+      },
+      "required": [
+        "id",
+        "title",
+        "severity",
+        "status",
+        "started_at",
+        "resolved_at",
+        "summary",
+        "caused_by",
+        "fixed_by"
       ]
     },
     "IssueLink": {
@@ -1344,6 +1544,13 @@ export const WireSchemas: WireSchemaSet = {
           "items": {
             "type": "string"
           }
+        },
+        "incidents": {
+          "description": "Incidents of the tracker source that name this commit or its PR as their cause or fix (PRHIST-02), oldest start first.",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/IncidentLinkView"
+          }
         }
       },
       "required": [
@@ -1356,7 +1563,8 @@ export const WireSchemas: WireSchemaSet = {
         "author",
         "committed_at",
         "pr_title",
-        "runs"
+        "runs",
+        "incidents"
       ]
     },
     "LinkedIssueView": {
@@ -1698,6 +1906,13 @@ export const WireSchemas: WireSchemaSet = {
           "items": {
             "type": "string"
           }
+        },
+        "incidents": {
+          "description": "Incidents of the tracker source that name this commit or its PR as their cause or fix (PRHIST-02), oldest start first.",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/IncidentLinkView"
+          }
         }
       },
       "required": [
@@ -1712,7 +1927,8 @@ export const WireSchemas: WireSchemaSet = {
         "author",
         "committed_at",
         "pr_title",
-        "runs"
+        "runs",
+        "incidents"
       ]
     },
     "QuarantineDropResponse": {
@@ -1930,6 +2146,13 @@ export const WireSchemas: WireSchemaSet = {
           "items": {
             "type": "string"
           }
+        },
+        "incidents": {
+          "description": "Incidents of the tracker source that name this commit or its PR as their cause or fix (PRHIST-02), oldest start first.",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/IncidentLinkView"
+          }
         }
       },
       "required": [
@@ -1944,7 +2167,8 @@ export const WireSchemas: WireSchemaSet = {
         "author",
         "committed_at",
         "pr_title",
-        "runs"
+        "runs",
+        "incidents"
       ]
     },
     "RecallHit": {
@@ -2921,6 +3145,13 @@ export const WireSchemas: WireSchemaSet = {
           "items": {
             "type": "string"
           }
+        },
+        "incidents": {
+          "description": "Incidents of the tracker source that name this commit or its PR as their cause or fix (PRHIST-02), oldest start first.",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/IncidentLinkView"
+          }
         }
       },
       "required": [
@@ -2935,7 +3166,8 @@ export const WireSchemas: WireSchemaSet = {
         "author",
         "committed_at",
         "pr_title",
-        "runs"
+        "runs",
+        "incidents"
       ]
     },
     "ThreadSummaryView": {
@@ -3169,6 +3401,29 @@ export const WireSchemas: WireSchemaSet = {
       },
       "required": [
         "tests",
+        "next_offset"
+      ]
+    },
+    "TrackerIncidentsResponse": {
+      "type": "object",
+      "properties": {
+        "incidents": {
+          "description": "Newest start first.",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/IncidentView"
+          }
+        },
+        "next_offset": {
+          "description": "Pass as offset for the next page; null when this page is the last.",
+          "type": [
+            "number",
+            "null"
+          ]
+        }
+      },
+      "required": [
+        "incidents",
         "next_offset"
       ]
     },
@@ -3643,6 +3898,9 @@ export const WireSchemas: WireSchemaSet = {
     },
     "tracker.flaky_tests": {
       "$ref": "#/components/schemas/TrackerFlakyTestsResponse"
+    },
+    "tracker.incidents": {
+      "$ref": "#/components/schemas/TrackerIncidentsResponse"
     },
     "quarantine.list": {
       "$ref": "#/components/schemas/QuarantineListResponse"
@@ -4733,6 +4991,72 @@ export const WireSchemas: WireSchemaSet = {
         },
         "namespace": {
           "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "IncidentsMapping": {
+      "description": "Incidents: one row per incident, with the PRs and commits that caused or fixed it. A link column may hold one value (`1234`, `#1234`, `acme/app#1234`, a PR or commit URL, a sha or a prefix of at least 7 hex digits), several separated by commas or spaces, or an Array of them.",
+      "fields": {
+        "table": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "title": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "started_at": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "resolved_at": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "severity": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "status": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "summary": {
+          "description": "A text column: what happened (the post-mortem's summary).",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "caused_by_pr": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "caused_by_commit": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "fixed_by_pr": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "fixed_by_commit": {
           "schema": {
             "type": "string"
           }
@@ -5936,6 +6260,61 @@ export const WireSchemas: WireSchemaSet = {
         }
       }
     },
+    "TrackerIncidentsRequest": {
+      "fields": {
+        "since": {
+          "description": "Only incidents that started at or after this instant.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "until": {
+          "description": "Only incidents that started at or before this instant.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "pr": {
+          "description": "Only incidents linked (caused or fixed) to this pull request.",
+          "schema": {
+            "type": "number"
+          }
+        },
+        "commit": {
+          "description": "Only incidents linked to this commit (a sha or a prefix of at least 7 hex digits).",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "severity": {
+          "description": "Only this severity or status (compared case-insensitively).",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "status": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "limit": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "offset": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
     "TrackerIssueLinksRequest": {
       "fields": {
         "issue": {
@@ -5982,6 +6361,11 @@ export const WireSchemas: WireSchemaSet = {
         "ci_runs": {
           "schema": {
             "$ref": "#/components/schemas/CiRunsMapping"
+          }
+        },
+        "incidents": {
+          "schema": {
+            "$ref": "#/components/schemas/IncidentsMapping"
           }
         }
       }
