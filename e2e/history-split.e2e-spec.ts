@@ -2,6 +2,8 @@ import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createTrackerTables, FIXTURE_SECRET, LoomApi, startSplitTopology, trackerRegistration, uniqueNamespace, writeGitFixture, type GitFixture, type SplitTopology } from '../libs/testing/src';
+// The incidents case (its own describe block at the end).
+import { createOutagesTable, trackerRegistrationWithIncidents } from '../libs/testing/src';
 
 jest.setTimeout(300_000);
 
@@ -128,5 +130,66 @@ describe('Code history plane in the split topology [issue 13: split topology]', 
     const duplicate = await b().ok('tracker.duplicate_check', { namespace: ns, issue: '106' });
     expect(duplicate.candidates[0]).toMatchObject({ id: '101', duplicate: true });
     expect(duplicate.candidates.map((c: { id: string }) => c.id)).not.toContain('106');
+  });
+});
+
+/**
+ * Incidents in the split topology (issue 13: incidents; ADR 0032): the team's incident table sits
+ * on the ClickHouse server beside its other tracker tables, and a gateway on NATS reads it live
+ * into history answers and bisect evidence, and lists it with tracker.incidents.
+ */
+describe('Incidents from the tracker source in the split topology [issue 13: incidents, split topology]', () => {
+  let topology: SplitTopology;
+  let fixture: GitFixture;
+  let team: ClickHouseClient;
+  const ns = uniqueNamespace();
+  const db = 'team_incidents_' + randomBytes(4).toString('hex');
+
+  beforeAll(async () => {
+    topology = await startSplitTopology({ embedders: 0, gateways: 1, env: { LOOM_CODE_INGEST_ENABLED: 'true', LOOM_TRACKER_ORG: 'acme' } });
+    fixture = writeGitFixture();
+    team = createClient({ url: topology.clickhouseUrl });
+    await createTrackerTables({ client: team }, db);
+  });
+  afterAll(async () => {
+    await team?.command({ query: `DROP DATABASE IF EXISTS ${db}` }).catch(() => undefined);
+    await team?.close();
+    await topology?.close();
+  });
+  const api = () => new LoomApi(topology.urls[0]!, topology.admin.token);
+
+  it('PRHIST-02, PRHIST-03, TRACKER-02 (split): history answers carry the incidents that name their commits or PRs, bisect counts them as evidence, tracker.incidents lists them, and an unreadable incidents table leaves the history answering with the reason', async () => {
+    const added = await api().ok('code.add', { namespace: ns, path: fixture.path, name: 'demo', wait: true });
+    expect(added.repository).toMatchObject({ state: 'ready', commits_indexed: 7 });
+    const path = await api().ok('history.path', { namespace: ns, repository: 'demo', path: 'src/connection.ts' });
+    expect(path.incidents_reason).toMatch(/no tracker source is registered/);
+    const renamed = path.changes.find((c: { sha: string }) => c.sha === fixture.commits.rename).committed_at as string;
+    const at = (iso: string, plusMs: number) => new Date(Date.parse(iso) + plusMs).toISOString().slice(0, 19).replace('T', ' ');
+    await createOutagesTable({ client: team }, db, [
+      { ref: 'INC-20', headline: 'Connection pool exhausted under load', sev: 'SEV1', state: 'resolved', began: at(renamed, 30 * 60_000), ended: null, postmortem: 'Pool sized to 1.', culprit_prs: [3], culprit_shas: '', remedy_prs: null, remedy_shas: [fixture.commits.mergePing] },
+    ]);
+    await api().ok('tracker.source_register', { namespace: ns, ...trackerRegistrationWithIncidents(db), connection: { url: topology.clickhouseUrl, user: 'default', database: db } });
+
+    const listed = await api().ok('tracker.incidents', { namespace: ns, pr: 3 });
+    expect(listed.incidents).toEqual([expect.objectContaining({ id: 'INC-20', severity: 'SEV1', summary: 'Pool sized to 1.', caused_by: { prs: [3], commits: [] }, fixed_by: { prs: [], commits: [fixture.commits.mergePing] } })]);
+    const linked = await api().ok('history.path', { namespace: ns, repository: 'demo', path: 'src/connection.ts' });
+    expect(linked.incidents_reason).toBeNull();
+    expect(linked.changes.map((c: { sha: string; incidents: { id: string; role: string; via: string }[] }) => [c.sha, c.incidents.map((i) => `${i.id}:${i.role}:${i.via}`)])).toEqual([
+      [fixture.commits.mergePing, ['INC-20:fixed:commit']],
+      [fixture.commits.rename, ['INC-20:caused:pr']],
+      [fixture.commits.fixQuery, []],
+      [fixture.commits.addClose, []],
+      [fixture.commits.initial, []],
+    ]);
+    const bisect = await api().ok('history.bisect', { namespace: ns, repository: 'demo', description: 'connections exhausted under load, the pool runs dry', good: fixture.commits.initial, bad: fixture.commits.cFile });
+    expect(bisect.candidates[0].sha).toBe(fixture.commits.rename);
+    expect(bisect.candidates[0].reasons[0]).toMatch(/^incident INC-20 .* names PR #3 as its cause/);
+
+    await team.command({ query: `DROP TABLE ${db}.outages` });
+    const without = await api().ok('history.path', { namespace: ns, repository: 'demo', path: 'src/connection.ts' });
+    expect(without.changes).toHaveLength(5);
+    expect(without.incidents_reason).toMatch(/incidents were not read: could not read the tracker source at http/);
+    const refused = await api().call('tracker.incidents', { namespace: ns });
+    expect([refused.status, refused.body.error.code]).toEqual([503, 'unavailable']);
   });
 });

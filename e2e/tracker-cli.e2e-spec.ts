@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { createTrackerTables, startTestLoom, trackerRegistration, uniqueNamespace, type TestLoom } from '../libs/testing/src';
+// The incidents case (its own describe block at the end).
+import { createOutagesTable, trackerRegistrationWithIncidents } from '../libs/testing/src';
 
 const run = promisify(execFile);
 const CLI = join(resolve(__dirname, '..'), 'dist', 'apps', 'cli', 'src', 'main.js');
@@ -46,5 +48,49 @@ describe('loom tracker (CLI) [issue 13: tracker]', () => {
     expect((await cli('tracker', 'flaky', '--namespace', ns, '--limit', '1')).stdout).toMatch(/^test_a {2}flaky on 2 commit\(s\), 2 failed \/ 3 passed[^\n]*\nmore: --offset 1\n$/);
     const bad = await cli('tracker', 'flaky', '--namespace', ns, '--limit', '0').catch((e: { stderr: string }) => e);
     expect((bad as { stderr: string }).stderr).toMatch(/--limit must be a whole number from 1 to 200/);
+  });
+});
+
+/** `loom tracker incidents` (issue 13: incidents; ADR 0032). */
+describe('loom tracker incidents (CLI) [issue 13: incidents]', () => {
+  let loom: TestLoom;
+  let db: string;
+  const ns = uniqueNamespace();
+  let env: NodeJS.ProcessEnv;
+  const cli = (...args: string[]) => run(process.execPath, [CLI, ...args], { env });
+
+  beforeAll(async () => {
+    loom = await startTestLoom({ withEmbedder: false, env: { LOOM_TRACKER_ORG: 'acme' } });
+    db = `${loom.gateway.runtime.storage.tables.database}_cli_inc`;
+    await createTrackerTables(loom.gateway.runtime.storage, db);
+    await createOutagesTable(loom.gateway.runtime.storage, db);
+    env = { ...process.env, LOOM_URL: loom.url, LOOM_TOKEN: loom.admin.token, LOOM_LOG_LEVEL: 'warn' };
+  });
+  afterAll(async () => {
+    await loom.gateway.runtime.storage.command(`DROP DATABASE IF EXISTS ${db}`).catch(() => undefined);
+    await loom.close();
+  });
+
+  it('PRHIST-02: without mapping.incidents it says to add one; with it, incidents print newest first with what caused and fixed each, filtered and paged', async () => {
+    await loom.admin.ok('tracker.source_register', { namespace: ns, ...trackerRegistration(db) });
+    const unmapped = await cli('tracker', 'incidents', '--namespace', ns).catch((e: { stderr: string }) => e);
+    expect((unmapped as { stderr: string }).stderr).toMatch(/maps no incidents table.*mapping\.incidents/);
+    await loom.admin.ok('tracker.source_register', { namespace: ns, ...trackerRegistrationWithIncidents(db) });
+    const out = (await cli('tracker', 'incidents', '--namespace', ns, '--severity', 'sev1')).stdout;
+    expect(out).toBe(
+      [
+        'INC-1  2026-03-02T10:00:00Z .. 2026-03-02T11:30:00Z  SEV1 resolved  Checkout latency spike after the sets refactor',
+        '    caused by PR #2003, a1b2c3d',
+        '    fixed by PR #2008, d4e5f6a',
+        'INC-3  2026-01-16T12:00:00Z .. 2026-01-16T13:00:00Z  SEV1 resolved  Parquet import crash',
+        '    caused by PR #2004, abcdef1234',
+        '    fixed by PR #2005',
+        '',
+      ].join('\n'),
+    );
+    expect((await cli('tracker', 'incidents', '--namespace', ns, '--limit', '1')).stdout).toMatch(/^INC-2 .*Replication lag alerts\nmore: --offset 1\n$/);
+    expect(JSON.parse((await cli('tracker', 'incidents', '--namespace', ns, '--pr', '#2004', '--json')).stdout).incidents.map((i: { id: string }) => i.id)).toEqual(['INC-3']);
+    const bad = await cli('tracker', 'incidents', '--namespace', ns, '--commit', 'xyz').catch((e: { stderr: string }) => e);
+    expect((bad as { stderr: string }).stderr).toMatch(/commit/);
   });
 });

@@ -4,7 +4,7 @@ import { ConfigError } from '@loom/platform';
 import { upCommand } from './commands/up.command';
 import { migrateCommand } from './commands/migrate.command';
 import { tokenCreateCommand, tokenListCommand, tokenRevokeCommand } from './commands/token.command';
-import { trackerDuplicateCheckCommand, trackerFlakyCommand, trackerLinksCommand, trackerRegisterCommand, trackerStatusCommand } from './commands/tracker.command';
+import { trackerDuplicateCheckCommand, trackerFlakyCommand, trackerIncidentsCommand, trackerLinksCommand, trackerRegisterCommand, trackerStatusCommand } from './commands/tracker.command';
 import { reembedCommand } from './commands/reembed.command';
 import { ingestTranscriptCommand } from './commands/ingest-transcript.command';
 import { briefsGetCommand, briefsListCommand } from './commands/briefs.command';
@@ -243,7 +243,7 @@ token
   .option('--token <token>', 'an admin token (default the local admin token, else $LOOM_TOKEN)')
   .action(tokenRevokeCommand);
 
-const tracker = program.command('tracker').description("the tracker plane: the team's own ClickHouse (issues, PR links, CI runs), read live; needs LOOM_TRACKER_ORG and a registered source");
+const tracker = program.command('tracker').description("the tracker plane: the team's own ClickHouse (issues, PR links, CI runs, incidents), read live; needs LOOM_TRACKER_ORG and a registered source");
 const trackerCommon = (c: ReturnType<typeof tracker.command>, role: string) =>
   c
     .requiredOption('--namespace <ns>', 'the namespace')
@@ -281,6 +281,20 @@ trackerCommon(
     .option('--offset <n>', 'skip this many'),
   'a viewer',
 ).action(trackerFlakyCommand);
+trackerCommon(
+  tracker
+    .command('incidents')
+    .description('incidents, newest first, with the PRs and commits that caused or fixed each (needs mapping.incidents)')
+    .option('--since <time>', 'only incidents started from this ISO time')
+    .option('--until <time>', 'only incidents started up to this ISO time')
+    .option('--pr <n>', 'only incidents linked to this pull request')
+    .option('--commit <sha>', 'only incidents linked to this commit (7+ hex digits)')
+    .option('--severity <s>', 'only this severity')
+    .option('--status <s>', 'only this status')
+    .option('--limit <n>', 'incidents per page (1-200, default 50)')
+    .option('--offset <n>', 'skip this many'),
+  'a viewer',
+).action(trackerIncidentsCommand);
 
 const dev = program.command('dev').description('development tools');
 dev

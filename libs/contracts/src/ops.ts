@@ -36,8 +36,8 @@ import { ObserveCrystallizeRequest, ObserveListRequest, ObserveRecordRequest } f
 import { CodeAddRequest, CodeGithubSyncRequest, CodeListRequest, HistoryBisectRequest, HistoryDuplicateCheckRequest, HistoryLineRequest, HistoryPathRequest, HistoryReviewBriefRequest, HistorySymbolRequest } from './history/history.dto';
 import type { CodeAddResponse, CodeGithubSyncResponse, CodeListResponse, HistoryBisectResponse, HistoryDuplicateCheckResponse, HistoryLineResponse, HistoryPathResponse, HistoryReviewBriefResponse, HistorySymbolResponse } from './history/history.dto';
 import { QuarantineDropRequest, QuarantineListRequest, QuarantineRetryRequest } from './quarantine/quarantine.dto';
-import { TrackerDuplicateCheckRequest, TrackerFlakyTestsRequest, TrackerIssueLinksRequest, TrackerSourceRegisterRequest, TrackerStatusRequest } from './tracker/tracker.dto';
-import type { TrackerDuplicateCheckResponse, TrackerFlakyTestsResponse, TrackerIssueLinksResponse, TrackerSourceRegisterResponse, TrackerStatusResponse } from './tracker/tracker.dto';
+import { TrackerDuplicateCheckRequest, TrackerFlakyTestsRequest, TrackerIncidentsRequest, TrackerIssueLinksRequest, TrackerSourceRegisterRequest, TrackerStatusRequest } from './tracker/tracker.dto';
+import type { TrackerDuplicateCheckResponse, TrackerFlakyTestsResponse, TrackerIncidentsResponse, TrackerIssueLinksResponse, TrackerSourceRegisterResponse, TrackerStatusResponse } from './tracker/tracker.dto';
 
 /**
  * The type of an op's answer. A type only: nothing of it exists at run time. The compiler reads it
@@ -122,6 +122,7 @@ export const Ops = {
   'tracker.duplicate_check': { role: 'viewer', request: TrackerDuplicateCheckRequest, response: answers<TrackerDuplicateCheckResponse>(), errors: ['not_found', 'not_configured', 'unavailable'], experimental: true },
   'tracker.issue_links': { role: 'viewer', request: TrackerIssueLinksRequest, response: answers<TrackerIssueLinksResponse>(), errors: ['not_configured', 'unavailable'] },
   'tracker.flaky_tests': { role: 'viewer', request: TrackerFlakyTestsRequest, response: answers<TrackerFlakyTestsResponse>(), errors: ['not_configured', 'unavailable'] },
+  'tracker.incidents': { role: 'viewer', request: TrackerIncidentsRequest, response: answers<TrackerIncidentsResponse>(), errors: ['not_configured', 'unavailable'] },
   'quarantine.list': { role: 'admin', request: QuarantineListRequest, response: answers<QuarantineListResponse>(), deploymentWide: true },
   'quarantine.retry': { role: 'admin', request: QuarantineRetryRequest, response: answers<QuarantineRetryResponse>(), deploymentWide: true },
   'quarantine.drop': { role: 'admin', request: QuarantineDropRequest, response: answers<QuarantineDropResponse>(), deploymentWide: true },

@@ -25,6 +25,7 @@ import { leaseKey, withLease, type Lease, type LeaseManager } from '@loom/leases
 import type { Logger } from '@loom/platform';
 import type { LlmProvider } from '@loom/providers';
 import { HistoryInsights } from './insights/history-insights';
+import { attachIncidents, type IncidentSource } from './insights/incidents';
 import { ReviewBriefs } from './insights/review-brief';
 import { basename, resolve } from 'node:path';
 import { CodeIngest } from './ingest/code-ingest';
@@ -50,6 +51,8 @@ export interface CodeHistoryOptions {
   githubMaxWaitMs?: number;
   /** The runs that named each PR on completion (the runs plane's answer); history answers link to them. */
   runsNamingPullRequests?: (namespace: string, repository: string, numbers: readonly number[]) => Promise<Map<number, string[]>>;
+  /** The tracker plane's incidents (PRHIST-02): history answers carry those naming their commits and PRs. */
+  incidents?: IncidentSource;
 }
 
 const GITHUB_API = 'https://api.github.com';
@@ -85,7 +88,7 @@ export class CodeHistory {
     this.githubSync = new GithubSync(this.github, options.logger);
     this.queries = new HistoryQueries(storage, this.github);
     this.repositories = new RepositoryStore(storage);
-    this.insights = new HistoryInsights(storage, this.queries, this.github);
+    this.insights = new HistoryInsights(storage, this.queries, this.github, options.incidents);
     this.reviews = new ReviewBriefs(storage, this.queries, options.llm, this.github);
   }
 
@@ -170,6 +173,7 @@ export class CodeHistory {
     this.requireOn();
     const answer = await this.queries.path(namespace, input);
     await this.linkRuns(namespace, input.repository, answer.changes);
+    answer.incidents_reason = await attachIncidents(this.options.incidents, namespace, answer.changes);
     return answer;
   }
 
@@ -177,6 +181,7 @@ export class CodeHistory {
     this.requireOn();
     const answer = await this.queries.symbol(namespace, input);
     await this.linkRuns(namespace, input.repository, answer.changes);
+    answer.incidents_reason = await attachIncidents(this.options.incidents, namespace, answer.changes);
     return answer;
   }
 
@@ -184,6 +189,7 @@ export class CodeHistory {
     this.requireOn();
     const answer = await this.queries.line(namespace, input);
     await this.linkRuns(namespace, input.repository, answer.changes);
+    answer.incidents_reason = await attachIncidents(this.options.incidents, namespace, answer.changes);
     return answer;
   }
 
@@ -191,6 +197,7 @@ export class CodeHistory {
     this.requireOn();
     const answer = await this.insights.duplicateCheck(namespace, input);
     await this.linkRuns(namespace, input.repository, answer.candidates);
+    answer.incidents_reason = await attachIncidents(this.options.incidents, namespace, answer.candidates);
     return answer;
   }
 
@@ -205,6 +212,7 @@ export class CodeHistory {
     this.requireOn();
     const brief = await this.reviews.brief(namespace, input);
     await this.linkRuns(namespace, input.repository, [brief]);
+    brief.incidents_reason = await attachIncidents(this.options.incidents, namespace, [brief]);
     return brief;
   }
 

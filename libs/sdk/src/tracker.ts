@@ -1,6 +1,7 @@
 import type {
   TrackerDuplicateCheckResponse,
   TrackerFlakyTestsResponse,
+  TrackerIncidentsResponse,
   TrackerIssueLinksResponse,
   TrackerMapping,
   TrackerSourceRegisterResponse,
@@ -10,7 +11,7 @@ import { OpsClient, type ClientOptions } from './client';
 
 /**
  * The tracker plane of one namespace: `new Tracker('acme', { baseUrl, token })`. Duplicate issue
- * checks, issue-to-PR links and flaky tests, read live from the team's own ClickHouse once an
+ * checks, issue-to-PR links, flaky tests and incidents, read live from the team's own ClickHouse once an
  * admin has registered it (and LOOM_TRACKER_ORG is set); until then each call is a LoomApiError
  * with code `not_configured` (501) saying how to turn it on.
  */
@@ -44,5 +45,10 @@ export class Tracker {
 
   flakyTests(options: { since?: string; test?: string; limit?: number; offset?: number; runs?: number } = {}): Promise<TrackerFlakyTestsResponse> {
     return this.client.call('tracker.flaky_tests', { namespace: this.namespace, ...options });
+  }
+
+  /** Incidents newest first, with the PRs and commits that caused or fixed each; needs `mapping.incidents` in the registered source. */
+  incidents(options: { since?: string; until?: string; pr?: number; commit?: string; severity?: string; status?: string; limit?: number; offset?: number } = {}): Promise<TrackerIncidentsResponse> {
+    return this.client.call('tracker.incidents', { namespace: this.namespace, ...options });
   }
 }

@@ -670,6 +670,24 @@ export interface TrackerFlakyTestsRequest {
   namespace?: string;
 }
 
+export interface TrackerIncidentsRequest {
+  /** A date (YYYY-MM-DD, midnight UTC) or a time with its offset (YYYY-MM-DDTHH:MM[:SS[.fff]]Z or ±HH:MM), years 1900-2299. */
+  since?: string;
+  /** A date (YYYY-MM-DD, midnight UTC) or a time with its offset (YYYY-MM-DDTHH:MM[:SS[.fff]]Z or ±HH:MM), years 1900-2299. */
+  until?: string;
+  /** Only incidents linked (caused or fixed) to this pull request. */
+  pr?: number;
+  /** Only incidents linked to this commit (a sha or a prefix of at least 7 hex digits). */
+  commit?: string;
+  /** Only this severity or status (compared case-insensitively). */
+  severity?: string;
+  status?: string;
+  limit?: number;
+  offset?: number;
+  /** Defaults to the token's namespace when the token has exactly one. */
+  namespace?: string;
+}
+
 /** Rows of the append path that storage refused on their own (poison rows), set aside so that the rows written with them were stored. Deployment-wide: an every-namespace admin token. */
 export interface QuarantineListRequest {
   limit?: number;
@@ -770,6 +788,7 @@ export interface TrackerMapping {
   ci_runs?: CiRunsMapping;
   /** Where recorded duplicate links live besides `issues.duplicate_of` (either, both or neither). */
   duplicate_links?: DuplicateLinksMapping;
+  incidents?: IncidentsMapping;
 }
 
 /** The issues table: one row per issue. */
@@ -830,6 +849,23 @@ export interface DuplicateLinksMapping {
   /** The issue it duplicates (its original). */
   duplicate_of: string;
   linked_at?: string;
+}
+
+/** Incidents: one row per incident, with the PRs and commits that caused or fixed it. A link column may hold one value (`1234`, `#1234`, `acme/app#1234`, a PR or commit URL, a sha or a prefix of at least 7 hex digits), several separated by commas or spaces, or an Array of them. */
+export interface IncidentsMapping {
+  table: string;
+  id: string;
+  title: string;
+  started_at: string;
+  resolved_at?: string;
+  severity?: string;
+  status?: string;
+  /** A text column: what happened (the post-mortem's summary). */
+  summary?: string;
+  caused_by_pr?: string;
+  caused_by_commit?: string;
+  fixed_by_pr?: string;
+  fixed_by_commit?: string;
 }
 
 export interface AppendTurnResponse {
@@ -1112,12 +1148,16 @@ export interface HistoryBisectResponse {
   };
   /** Most likely first. */
   candidates: RankedChangeView[];
+  /** Why no incidents are attached; null when the tracker source's incidents were read. */
+  incidents_reason: string | null;
 }
 
 export interface HistoryDuplicateCheckResponse {
   repository: string;
   /** Best first: merged changes (mainline commits, with their PR when one is known) and, with a GitHub source, open PRs. */
   candidates: RankedChangeView[];
+  /** Why no incidents are attached; null when the tracker source's incidents were read. */
+  incidents_reason: string | null;
 }
 
 export interface HistoryLineResponse {
@@ -1128,6 +1168,8 @@ export interface HistoryLineResponse {
   ref: string;
   /** The chain of commits that wrote this line, newest first, ending at its origin when indexed. */
   changes: LineChangeView[];
+  /** Why no incidents are attached; null when the tracker source's incidents were read. */
+  incidents_reason: string | null;
 }
 
 export interface HistoryPathResponse {
@@ -1135,6 +1177,8 @@ export interface HistoryPathResponse {
   path: string;
   /** Newest first. */
   changes: PathChangeView[];
+  /** Why no incidents are attached; null when the tracker source's incidents were read. */
+  incidents_reason: string | null;
 }
 
 export interface HistoryReviewBriefResponse {
@@ -1160,6 +1204,10 @@ export interface HistoryReviewBriefResponse {
   withheld: number;
   /** The runs that named this PR on completion (run.complete pull_requests), oldest first. */
   runs: string[];
+  /** Incidents that name this PR or its commit as their cause or fix (PRHIST-02). */
+  incidents: IncidentLinkView[];
+  /** Why no incidents are attached; null when the tracker source's incidents were read. */
+  incidents_reason: string | null;
 }
 
 export interface HistorySymbolResponse {
@@ -1167,6 +1215,42 @@ export interface HistorySymbolResponse {
   symbol: string;
   /** Newest first. */
   changes: SymbolChangeView[];
+  /** Why no incidents are attached; null when the tracker source's incidents were read. */
+  incidents_reason: string | null;
+}
+
+/** An incident as a history answer carries it: linked to that commit or its PR. */
+export interface IncidentLinkView {
+  id: string;
+  title: string;
+  severity: string | null;
+  status: string | null;
+  started_at: string | null;
+  resolved_at: string | null;
+  /** `caused`: the incident names this commit or PR as its cause; `fixed`: as its fix. */
+  role: 'caused' | 'fixed';
+  /** What matched: the commit's sha or its PR number. */
+  via: 'commit' | 'pr';
+}
+
+/** The PRs and commits an incident names, normalised: PR numbers, and commit shas (or prefixes) in lower case. */
+export interface IncidentRefs {
+  prs: number[];
+  commits: string[];
+}
+
+export interface IncidentView {
+  id: string;
+  title: string;
+  severity: string | null;
+  status: string | null;
+  /** Null only when the source's start column holds NULL. */
+  started_at: string | null;
+  resolved_at: string | null;
+  /** The summary column, cut to 2,000 characters; null when none is mapped. */
+  summary: string | null;
+  caused_by: IncidentRefs;
+  fixed_by: IncidentRefs;
 }
 
 export interface IssueLink {
@@ -1196,6 +1280,8 @@ export interface LineChangeView {
   pr_title: string | null;
   /** The runs that named its PR on completion (run.complete pull_requests), oldest first. */
   runs: string[];
+  /** Incidents of the tracker source that name this commit or its PR as their cause or fix (PRHIST-02), oldest start first. */
+  incidents: IncidentLinkView[];
 }
 
 export interface LinkedIssueView {
@@ -1289,6 +1375,8 @@ export interface PathChangeView {
   pr_title: string | null;
   /** The runs that named its PR on completion (run.complete pull_requests), oldest first. */
   runs: string[];
+  /** Incidents of the tracker source that name this commit or its PR as their cause or fix (PRHIST-02), oldest start first. */
+  incidents: IncidentLinkView[];
 }
 
 export interface QuarantineDropResponse {
@@ -1349,6 +1437,8 @@ export interface RankedChangeView {
   pr_title: string | null;
   /** The runs that named its PR on completion (run.complete pull_requests), oldest first. */
   runs: string[];
+  /** Incidents of the tracker source that name this commit or its PR as their cause or fix (PRHIST-02), oldest start first. */
+  incidents: IncidentLinkView[];
 }
 
 export interface RecallHit {
@@ -1606,6 +1696,8 @@ export interface SymbolChangeView {
   pr_title: string | null;
   /** The runs that named its PR on completion (run.complete pull_requests), oldest first. */
   runs: string[];
+  /** Incidents of the tracker source that name this commit or its PR as their cause or fix (PRHIST-02), oldest start first. */
+  incidents: IncidentLinkView[];
 }
 
 export interface ThreadSummaryView {
@@ -1657,6 +1749,13 @@ export interface TrackerDuplicateCheckResponse {
 
 export interface TrackerFlakyTestsResponse {
   tests: FlakyTest[];
+  /** Pass as offset for the next page; null when this page is the last. */
+  next_offset: number | null;
+}
+
+export interface TrackerIncidentsResponse {
+  /** Newest start first. */
+  incidents: IncidentView[];
   /** Pass as offset for the next page; null when this page is the last. */
   next_offset: number | null;
 }
@@ -1812,6 +1911,7 @@ export const OP_NAMES = [
   'tracker.duplicate_check',
   'tracker.issue_links',
   'tracker.flaky_tests',
+  'tracker.incidents',
   'quarantine.list',
   'quarantine.retry',
   'quarantine.drop'
@@ -1877,6 +1977,7 @@ export const OP_ROLES: { readonly [O in OpName]: 'viewer' | 'writer' | 'admin' }
   'tracker.duplicate_check': 'viewer',
   'tracker.issue_links': 'viewer',
   'tracker.flaky_tests': 'viewer',
+  'tracker.incidents': 'viewer',
   'quarantine.list': 'admin',
   'quarantine.retry': 'admin',
   'quarantine.drop': 'admin',
@@ -1941,6 +2042,7 @@ export interface OpRequests {
   'tracker.duplicate_check': TrackerDuplicateCheckRequest;
   'tracker.issue_links': TrackerIssueLinksRequest;
   'tracker.flaky_tests': TrackerFlakyTestsRequest;
+  'tracker.incidents': TrackerIncidentsRequest;
   'quarantine.list': QuarantineListRequest;
   'quarantine.retry': QuarantineRetryRequest;
   'quarantine.drop': QuarantineDropRequest;
@@ -2005,6 +2107,7 @@ export interface OpResponses {
   'tracker.duplicate_check': TrackerDuplicateCheckResponse;
   'tracker.issue_links': TrackerIssueLinksResponse;
   'tracker.flaky_tests': TrackerFlakyTestsResponse;
+  'tracker.incidents': TrackerIncidentsResponse;
   'quarantine.list': QuarantineListResponse;
   'quarantine.retry': QuarantineRetryResponse;
   'quarantine.drop': QuarantineDropResponse;

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import type { LoomApi } from './api.client';
 import { startTestLoom, type TestLoom } from './embedded-loom';
 import { startOpenAiCompatibleServer } from './openai-compatible.server';
-import { createTrackerTables, trackerRegistration } from './tracker-source';
+import { createOutagesTable, createTrackerTables, trackerRegistrationWithIncidents } from './tracker-source';
 import { writeGitFixture, type GitFixture } from './fixtures/git-repo';
 import { githubDataFor, startFakeGithub } from './fixtures/github-api';
 
@@ -141,10 +141,11 @@ export const Fixtures: Record<OpName, Fixture> = {
   'quarantine.drop': () => ({ ids: ['0'.repeat(32)] }),
   'tracker.status': () => ({}),
   // Registers the same source again: the namespace's tracker stays on for the other cases.
-  'tracker.source_register': (t) => trackerRegistration(t.ready.trackerDatabase),
+  'tracker.source_register': (t) => trackerRegistrationWithIncidents(t.ready.trackerDatabase),
   'tracker.duplicate_check': () => ({ title: 'Not-ready Set is passed', body: 'Code: 49. (LOGICAL_ERROR)', limit: 3 }),
   'tracker.issue_links': () => ({ issue: '101' }),
   'tracker.flaky_tests': () => ({ limit: 5 }),
+  'tracker.incidents': () => ({ limit: 5 }),
   // The repository setUp indexed; adding it again resumes from its checkpoint (nothing new).
   'code.add': () => ({ path: matrixRepository().path, name: MATRIX_REPOSITORY, wait: true }),
   // Served by the matrix's loopback GitHub (LOOM_GITHUB_API_URL in startMatrixLoom).
@@ -348,7 +349,8 @@ async function setUp(loom: TestLoom, namespace: string, secrets: Set<string>): P
   await call('session.brief_save', { brief_key: 'plan', sections });
   const trackerDatabase = trackerDatabaseOf(loom);
   await createTrackerTables(loom.gateway.runtime.storage, trackerDatabase);
-  await call('tracker.source_register', trackerRegistration(trackerDatabase));
+  await createOutagesTable(loom.gateway.runtime.storage, trackerDatabase);
+  await call('tracker.source_register', trackerRegistrationWithIncidents(trackerDatabase));
   await call('code.add', { path: matrixRepository().path, name: MATRIX_REPOSITORY, wait: true });
   for (const extra of [
     { read_scope: 'own_user', read_user_id: MATRIX_USER },

@@ -88,3 +88,60 @@ export function trackerRegistration(database: string): Record<string, unknown> {
     issue_url_base: 'https://github.com/acme/app/issues/',
   };
 }
+
+/** One incident as the team's `outages` table holds it (its own column names and kinds). */
+export interface OutageRow {
+  ref: string;
+  headline: string;
+  sev: string;
+  state: string;
+  began: string;
+  ended: string | null;
+  postmortem: string;
+  /** PR numbers, as an Array column. */
+  culprit_prs: number[];
+  /** Commits as text: shas, prefixes or commit URLs separated by commas. */
+  culprit_shas: string;
+  /** A PR as text (`#12`, a pull URL) or NULL. */
+  remedy_prs: string | null;
+  remedy_shas: string[];
+}
+
+/** Incidents of the static tracker tables (PRs 2003-2008 and commit a1b2c3d of createTrackerTables). */
+export const TRACKER_OUTAGES: OutageRow[] = [
+  { ref: 'INC-1', headline: 'Checkout latency spike after the sets refactor', sev: 'SEV1', state: 'resolved', began: '2026-03-02 10:00:00', ended: '2026-03-02 11:30:00', postmortem: 'p99 went from 80 ms to 4 s.', culprit_prs: [2003], culprit_shas: 'a1b2c3d', remedy_prs: '#2008', remedy_shas: ['d4e5f6a'] },
+  { ref: 'INC-2', headline: 'Replication lag alerts', sev: 'SEV2', state: 'open', began: '2026-03-05 08:00:00', ended: null, postmortem: '', culprit_prs: [], culprit_shas: '', remedy_prs: null, remedy_shas: [] },
+  { ref: 'INC-3', headline: 'Parquet import crash', sev: 'SEV1', state: 'resolved', began: '2026-01-16 12:00:00', ended: '2026-01-16 13:00:00', postmortem: 'Nested arrays crashed the reader.', culprit_prs: [2004], culprit_shas: 'https://github.com/acme/app/commit/ABCDEF1234567', remedy_prs: 'https://github.com/acme/app/pull/2005', remedy_shas: [] },
+];
+
+/** Creates the team's incidents table (`outages`) in `database` with these rows. */
+export async function createOutagesTable(target: { client: ClickHouseClient }, database: string, rows: readonly OutageRow[] = TRACKER_OUTAGES): Promise<void> {
+  await target.client.command({ query: `DROP TABLE IF EXISTS ${database}.outages` });
+  await target.client.command({
+    query: `CREATE TABLE ${database}.outages (ref String, headline String, sev LowCardinality(String), state String, began DateTime('UTC'), ended Nullable(DateTime('UTC')), postmortem String,
+      culprit_prs Array(UInt32), culprit_shas String, remedy_prs Nullable(String), remedy_shas Array(String), labels Map(String, String)) ENGINE = MergeTree ORDER BY began`,
+  });
+  if (rows.length > 0) await target.client.insert({ table: `${database}.outages`, format: 'JSONEachRow', values: rows.map((r) => ({ ...r, labels: {} })) });
+}
+
+/** The `mapping.incidents` section for the `outages` table. */
+export const OUTAGES_MAPPING = {
+  table: 'outages',
+  id: 'ref',
+  title: 'headline',
+  started_at: 'began',
+  resolved_at: 'ended',
+  severity: 'sev',
+  status: 'state',
+  summary: 'postmortem',
+  caused_by_pr: 'culprit_prs',
+  caused_by_commit: 'culprit_shas',
+  fixed_by_pr: 'remedy_prs',
+  fixed_by_commit: 'remedy_shas',
+} as const;
+
+/** trackerRegistration with the incidents mapping added. */
+export function trackerRegistrationWithIncidents(database: string): Record<string, unknown> {
+  const body = trackerRegistration(database) as { mapping: Record<string, unknown> };
+  return { ...body, mapping: { ...body.mapping, incidents: OUTAGES_MAPPING } };
+}

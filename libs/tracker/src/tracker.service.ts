@@ -3,11 +3,14 @@ import {
   LoomError,
   TRACKER_EMBEDDED,
   type FlakyTest,
+  type IncidentView,
   type IssueLink,
   type TrackerDuplicateCheckRequest,
   type TrackerDuplicateCheckResponse,
   type TrackerFlakyTestsRequest,
   type TrackerFlakyTestsResponse,
+  type TrackerIncidentsRequest,
+  type TrackerIncidentsResponse,
   type TrackerIssueLinksRequest,
   type TrackerIssueLinksResponse,
   type TrackerSourceRegisterRequest,
@@ -17,10 +20,30 @@ import {
 } from '@loom/contracts';
 import { DefaultRankerOptions, rankDuplicates } from './duplicates/ranker';
 import { resolveDuplicates } from './duplicates/resolve';
+import { incidentColumns, incidentView, type IncidentRow } from './incidents/incident-rows';
 import { closes } from './links/fix-references';
 import { checkMapping } from './source/mapping-check';
 import { describeUrl, ident, qualified, reasonOf, SourceClients, type SourceConnection, type SourceReader } from './source/source-client';
 import { TrackerSourceRepository, type RegisteredSource } from './source/source.repository';
+
+/** What a history answer asks of the incidents: those naming these PRs or commits, and those started in a window. */
+export interface IncidentQuery {
+  prs: readonly number[];
+  /** Full commit shas. */
+  shas: readonly string[];
+  /** Also incidents that started in this window (ISO 8601), linked or not. */
+  started?: { from: string; to: string };
+}
+
+/** Incidents for a history answer, or why there are none: never an error (the history answers either way). */
+export interface IncidentLookup {
+  incidents: IncidentView[];
+  /** Null when the incidents were read; else why not (plane off, no incidents mapping, source unreadable). */
+  reason: string | null;
+}
+
+/** Incidents one history answer reads at most. */
+const MAX_LINKED_INCIDENTS = 1_000;
 
 export interface TrackerOptions {
   /** LOOM_TRACKER_ORG: unset keeps the plane off. */
@@ -330,6 +353,87 @@ export class TrackerService {
     });
   }
 
+  /** `tracker.incidents`: the source's incidents, newest start first, filtered and paged. */
+  async incidents(namespace: string, input: TrackerIncidentsRequest): Promise<TrackerIncidentsResponse> {
+    const { source, reader } = await this.open(namespace);
+    const m = source.mapping.incidents;
+    if (!m) throw new LoomError('not_configured', NO_INCIDENTS);
+    const limit = input.limit ?? 50;
+    const offset = input.offset ?? 0;
+    const filters = [
+      ...(input.since ? [`${ident(m.started_at)} >= parseDateTime64BestEffort({since:String}, 3, 'UTC')`] : []),
+      ...(input.until ? [`${ident(m.started_at)} <= parseDateTime64BestEffort({until:String}, 3, 'UTC')`] : []),
+      ...(input.pr !== undefined ? ['(has(li_caused_prs, {pr:String}) OR has(li_fixed_prs, {pr:String}))'] : []),
+      // Either may be the prefix: the request's sha, or the incident's abbreviated one.
+      ...(input.commit ? ['arrayExists(c -> startsWith({commit:String}, c) OR startsWith(c, {commit:String}), arrayConcat(li_caused_commits, li_fixed_commits))'] : []),
+      ...(input.severity ? ['lower(li_severity) = lower({severity:String})'] : []),
+      ...(input.status ? ['lower(li_status) = lower({status:String})'] : []),
+    ];
+    const rows = await this.read(source, () =>
+      reader.query<IncidentRow>(
+        `SELECT ${incidentColumns(m)}
+         FROM ${qualified(source.connection.database, m.table)} ${filters.length ? `WHERE ${filters.join(' AND ')}` : ''}
+         ORDER BY ${ident(m.started_at)} DESC, li_id LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+        {
+          since: input.since ?? '',
+          until: input.until ?? '',
+          pr: String(input.pr ?? ''),
+          commit: (input.commit ?? '').toLowerCase(),
+          severity: input.severity ?? '',
+          status: input.status ?? '',
+          limit: limit + 1,
+          offset,
+        },
+      ),
+    );
+    return { incidents: rows.slice(0, limit).map((r) => incidentView(r, m.summary !== undefined)), next_offset: rows.length > limit ? offset + limit : null };
+  }
+
+  /**
+   * The incidents a history answer carries (PRHIST-02): those whose cause or fix names one of
+   * these PRs or commits, and those that started in the window. It never throws: with the plane
+   * off, no incidents mapping or a source that cannot be read, it says why instead, and the
+   * history answers without them.
+   */
+  async incidentsFor(namespace: string, query: IncidentQuery): Promise<IncidentLookup> {
+    // With no org the plane is off for every namespace: no read of the registrations.
+    if (!this.options.org) return { incidents: [], reason: ORG_REASON };
+    try {
+      const source = await this.sources.get(namespace);
+      const off = this.offReason(namespace, source);
+      if (off !== null || !source) return { incidents: [], reason: off ?? ORG_REASON };
+      const m = source.mapping.incidents;
+      if (!m) return { incidents: [], reason: NO_INCIDENTS };
+      if (query.prs.length === 0 && query.shas.length === 0 && !query.started) return { incidents: [], reason: null };
+      const reader = this.clients.reader(namespace, source.connection);
+      const matches = [
+        'hasAny(li_caused_prs, {prs:Array(String)})',
+        'hasAny(li_fixed_prs, {prs:Array(String)})',
+        'arrayExists(c -> arrayExists(s -> startsWith(s, c), {shas:Array(String)}), arrayConcat(li_caused_commits, li_fixed_commits))',
+        ...(query.started
+          ? [`(${ident(m.started_at)} >= parseDateTime64BestEffort({from:String}, 3, 'UTC') AND ${ident(m.started_at)} <= parseDateTime64BestEffort({to:String}, 3, 'UTC'))`]
+          : []),
+      ];
+      const rows = await this.read(source, () =>
+        reader.query<IncidentRow>(
+          `SELECT ${incidentColumns(m)}
+           FROM ${qualified(source.connection.database, m.table)} WHERE ${matches.join(' OR ')}
+           ORDER BY ${ident(m.started_at)}, li_id LIMIT {max:UInt32}`,
+          {
+            prs: [...new Set(query.prs)].map(String),
+            shas: [...new Set(query.shas.map((s) => s.toLowerCase()))],
+            from: query.started?.from ?? '',
+            to: query.started?.to ?? '',
+            max: MAX_LINKED_INCIDENTS,
+          },
+        ),
+      );
+      return { incidents: rows.map((r) => incidentView(r, false)), reason: null };
+    } catch (error) {
+      return { incidents: [], reason: `incidents were not read: ${LoomError.isLoomError(error) ? error.message : reasonOf(error, undefined)}` };
+    }
+  }
+
   close(): Promise<void> {
     return this.clients.close();
   }
@@ -389,6 +493,8 @@ function chain(via: string, original: string, links: ReadonlyMap<string, string>
   for (let at = links.get(via); at !== undefined && at !== original && between.length < 10; at = links.get(at)) between.push(`#${at}`);
   return between.length ? ` (through ${between.join(', ')})` : '';
 }
+const NO_INCIDENTS =
+  'the registered tracker source maps no incidents table: register it again with mapping.incidents (table, id, title, started_at, and the columns naming the PRs and commits that caused or fixed each incident) to read incidents';
 
 const ORG_REASON = "The tracker plane is off: set LOOM_TRACKER_ORG to your organisation's name and restart Loom, then register the team's ClickHouse with tracker.source_register (or `loom tracker register`).";
 

@@ -164,7 +164,7 @@ type ToolMaker = (name: string, description: string, inputSchema: z.ZodRawShape,
 function registerHistoryTools(tool: ToolMaker): void {
   const repository = z.string().describe('the repository\'s name in Loom (code.list)');
   const limit = z.number().int().optional();
-  tool('loom_history_path', 'history.path: the commits and PRs that touched a file (renames followed) or a directory, newest first.', { repository, path: z.string(), limit }, 'history.path', (a) => a, true);
+  tool('loom_history_path', 'history.path: the commits and PRs that touched a file (renames followed) or a directory, newest first, each with the tracker incidents it caused or fixed.', { repository, path: z.string(), limit }, 'history.path', (a) => a, true);
   tool('loom_history_symbol', 'history.symbol: the commits and PRs whose hunks changed a symbol (`query` or `Client.query`), newest first.', { repository, symbol: z.string(), path: z.string().optional(), limit }, 'history.symbol', (a) => a, true);
   tool('loom_history_line', 'history.line: the chain of commits that wrote a line (blame through history), newest first.', { repository, path: z.string(), line: z.number().int(), ref: z.string().optional(), limit }, 'history.line', (a) => a, true);
   tool('loom_history_review_brief', "history.review_brief: a merged PR's review brief: what changed and why, files, symbols, linked issues.", { repository, pr_number: z.number().int() }, 'history.review_brief', (a) => a, true);
@@ -178,7 +178,7 @@ function registerHistoryTools(tool: ToolMaker): void {
   );
   tool(
     'loom_history_bisect',
-    'history.bisect: the commits most likely to have brought in a regression, from its description, a good and a bad commit (or since/until), and suspected paths or symbols; each with its evidence.',
+    'history.bisect: the commits most likely to have brought in a regression, from its description, a good and a bad commit (or since/until), and suspected paths or symbols; each with its evidence (with a tracker source, the incidents that name a commit as their cause or started soon after it landed).',
     { repository, description: z.string(), good: z.string().optional(), bad: z.string().optional(), since: z.string().optional(), until: z.string().optional(), paths: z.array(z.string()).optional(), symbols: z.array(z.string()).optional(), limit },
     'history.bisect',
     (a) => a,

@@ -149,6 +149,7 @@ export function createOpHandlers({ plane, memory, observations, briefs, briefSav
     'tracker.duplicate_check': (ctx, input) => tracker.duplicateCheck(ctx.namespace, input),
     'tracker.issue_links': (ctx, input) => tracker.issueLinks(ctx.namespace, input),
     'tracker.flaky_tests': (ctx, input) => tracker.flakyTests(ctx.namespace, input),
+    'tracker.incidents': (ctx, input) => tracker.incidents(ctx.namespace, input),
     'code.add': (ctx, input) => code.add(ctx.namespace, input),
     'code.github_sync': (ctx, input) => code.syncGithub(ctx.namespace, input),
     'code.list': (ctx) => code.list(ctx.namespace),

@@ -1,5 +1,6 @@
 import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { IsoTime, NamespacedRequest, Optional } from '../common.dto';
+import type { IncidentLinkView } from '../tracker/tracker.dto';
 
 /** A repository's name in Loom: what history ops name it by. */
 const REPO_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
@@ -185,7 +186,16 @@ export interface CommitView {
   pr_title: string | null;
   /** The runs that named its PR on completion (run.complete pull_requests), oldest first. */
   runs: string[];
+  /** Incidents of the tracker source that name this commit or its PR as their cause or fix (PRHIST-02), oldest start first. */
+  incidents: IncidentLinkView[];
 }
+
+/**
+ * Why a history answer carries no incidents: the tracker plane is off for the namespace, its
+ * source maps no incidents table, or the source could not be read (the history still answers).
+ * Null when the incidents were read.
+ */
+export type IncidentsReason = string | null;
 
 export interface PathChangeView extends CommitView {
   path: string;
@@ -201,6 +211,8 @@ export interface HistoryPathResponse {
   path: string;
   /** Newest first. */
   changes: PathChangeView[];
+  /** Why no incidents are attached; null when the tracker source's incidents were read. */
+  incidents_reason: IncidentsReason;
 }
 
 export interface SymbolChangeView extends CommitView {
@@ -217,6 +229,8 @@ export interface HistorySymbolResponse {
   symbol: string;
   /** Newest first. */
   changes: SymbolChangeView[];
+  /** Why no incidents are attached; null when the tracker source's incidents were read. */
+  incidents_reason: IncidentsReason;
 }
 
 export interface LineChangeView extends CommitView {
@@ -235,6 +249,8 @@ export interface HistoryLineResponse {
   ref: string;
   /** The chain of commits that wrote this line, newest first, ending at its origin when indexed. */
   changes: LineChangeView[];
+  /** Why no incidents are attached; null when the tracker source's incidents were read. */
+  incidents_reason: IncidentsReason;
 }
 
 export interface RankedChangeView extends CommitView {
@@ -252,6 +268,8 @@ export interface HistoryDuplicateCheckResponse {
   repository: string;
   /** Best first: merged changes (mainline commits, with their PR when one is known) and, with a GitHub source, open PRs. */
   candidates: RankedChangeView[];
+  /** Why no incidents are attached; null when the tracker source's incidents were read. */
+  incidents_reason: IncidentsReason;
 }
 
 export interface HistoryBisectResponse {
@@ -260,6 +278,8 @@ export interface HistoryBisectResponse {
   range: { from: string | null; to: string; commits: number };
   /** Most likely first. */
   candidates: RankedChangeView[];
+  /** Why no incidents are attached; null when the tracker source's incidents were read. */
+  incidents_reason: IncidentsReason;
 }
 
 export interface ReviewFileView {
@@ -322,4 +342,8 @@ export interface HistoryReviewBriefResponse {
   withheld: number;
   /** The runs that named this PR on completion (run.complete pull_requests), oldest first. */
   runs: string[];
+  /** Incidents that name this PR or its commit as their cause or fix (PRHIST-02). */
+  incidents: IncidentLinkView[];
+  /** Why no incidents are attached; null when the tracker source's incidents were read. */
+  incidents_reason: IncidentsReason;
 }

@@ -1073,12 +1073,20 @@ export const WireSchemas: WireSchemaSet = {
           "items": {
             "$ref": "#/components/schemas/RankedChangeView"
           }
+        },
+        "incidents_reason": {
+          "description": "Why no incidents are attached; null when the tracker source's incidents were read.",
+          "type": [
+            "string",
+            "null"
+          ]
         }
       },
       "required": [
         "repository",
         "range",
-        "candidates"
+        "candidates",
+        "incidents_reason"
       ]
     },
     "HistoryDuplicateCheckResponse": {
@@ -1093,11 +1101,19 @@ export const WireSchemas: WireSchemaSet = {
           "items": {
             "$ref": "#/components/schemas/RankedChangeView"
           }
+        },
+        "incidents_reason": {
+          "description": "Why no incidents are attached; null when the tracker source's incidents were read.",
+          "type": [
+            "string",
+            "null"
+          ]
         }
       },
       "required": [
         "repository",
-        "candidates"
+        "candidates",
+        "incidents_reason"
       ]
     },
     "HistoryLineResponse": {
@@ -1122,6 +1138,13 @@ export const WireSchemas: WireSchemaSet = {
           "items": {
             "$ref": "#/components/schemas/LineChangeView"
           }
+        },
+        "incidents_reason": {
+          "description": "Why no incidents are attached; null when the tracker source's incidents were read.",
+          "type": [
+            "string",
+            "null"
+          ]
         }
       },
       "required": [
@@ -1129,7 +1152,8 @@ export const WireSchemas: WireSchemaSet = {
         "path",
         "line",
         "ref",
-        "changes"
+        "changes",
+        "incidents_reason"
       ]
     },
     "HistoryPathResponse": {
@@ -1147,12 +1171,20 @@ export const WireSchemas: WireSchemaSet = {
           "items": {
             "$ref": "#/components/schemas/PathChangeView"
           }
+        },
+        "incidents_reason": {
+          "description": "Why no incidents are attached; null when the tracker source's incidents were read.",
+          "type": [
+            "string",
+            "null"
+          ]
         }
       },
       "required": [
         "repository",
         "path",
-        "changes"
+        "changes",
+        "incidents_reason"
       ]
     },
     "HistoryReviewBriefResponse": {
@@ -1229,6 +1261,20 @@ export const WireSchemas: WireSchemaSet = {
           "items": {
             "type": "string"
           }
+        },
+        "incidents": {
+          "description": "Incidents that name this PR or its commit as their cause or fix (PRHIST-02).",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/IncidentLinkView"
+          }
+        },
+        "incidents_reason": {
+          "description": "Why no incidents are attached; null when the tracker source's incidents were read.",
+          "type": [
+            "string",
+            "null"
+          ]
         }
       },
       "required": [
@@ -1245,7 +1291,9 @@ export const WireSchemas: WireSchemaSet = {
         "issues",
         "written_by",
         "withheld",
-        "runs"
+        "runs",
+        "incidents",
+        "incidents_reason"
       ]
     },
     "HistorySymbolResponse": {
@@ -1263,12 +1311,164 @@ export const WireSchemas: WireSchemaSet = {
           "items": {
             "$ref": "#/components/schemas/SymbolChangeView"
           }
+        },
+        "incidents_reason": {
+          "description": "Why no incidents are attached; null when the tracker source's incidents were read.",
+          "type": [
+            "string",
+            "null"
+          ]
         }
       },
       "required": [
         "repository",
         "symbol",
-        "changes"
+        "changes",
+        "incidents_reason"
+      ]
+    },
+    "IncidentLinkView": {
+      "description": "An incident as a history answer carries it: linked to that commit or its PR.",
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string"
+        },
+        "title": {
+          "type": "string"
+        },
+        "severity": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "status": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "started_at": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "resolved_at": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "role": {
+          "description": "`caused`: the incident names this commit or PR as its cause; `fixed`: as its fix.",
+          "type": "string",
+          "enum": [
+            "caused",
+            "fixed"
+          ]
+        },
+        "via": {
+          "description": "What matched: the commit's sha or its PR number.",
+          "type": "string",
+          "enum": [
+            "commit",
+            "pr"
+          ]
+        }
+      },
+      "required": [
+        "id",
+        "title",
+        "severity",
+        "status",
+        "started_at",
+        "resolved_at",
+        "role",
+        "via"
+      ]
+    },
+    "IncidentRefs": {
+      "description": "The PRs and commits an incident names, normalised: PR numbers, and commit shas (or prefixes) in lower case.",
+      "type": "object",
+      "properties": {
+        "prs": {
+          "type": "array",
+          "items": {
+            "type": "number"
+          }
+        },
+        "commits": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        }
+      },
+      "required": [
+        "prs",
+        "commits"
+      ]
+    },
+    "IncidentView": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string"
+        },
+        "title": {
+          "type": "string"
+        },
+        "severity": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "status": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "started_at": {
+          "description": "Null only when the source's start column holds NULL.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "resolved_at": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "summary": {
+          "description": "The summary column, cut to 2,000 characters; null when none is mapped.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "caused_by": {
+          "$ref": "#/components/schemas/IncidentRefs"
+        },
+        "fixed_by": {
+          "$ref": "#/components/schemas/IncidentRefs"
+        }
+      },
+      "required": [
+        "id",
+        "title",
+        "severity",
+        "status",
+        "started_at",
+        "resolved_at",
+        "summary",
+        "caused_by",
+        "fixed_by"
       ]
     },
     "IssueLink": {
@@ -1360,6 +1560,13 @@ export const WireSchemas: WireSchemaSet = {
           "items": {
             "type": "string"
           }
+        },
+        "incidents": {
+          "description": "Incidents of the tracker source that name this commit or its PR as their cause or fix (PRHIST-02), oldest start first.",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/IncidentLinkView"
+          }
         }
       },
       "required": [
@@ -1372,7 +1579,8 @@ export const WireSchemas: WireSchemaSet = {
         "author",
         "committed_at",
         "pr_title",
-        "runs"
+        "runs",
+        "incidents"
       ]
     },
     "LinkedIssueView": {
@@ -1714,6 +1922,13 @@ export const WireSchemas: WireSchemaSet = {
           "items": {
             "type": "string"
           }
+        },
+        "incidents": {
+          "description": "Incidents of the tracker source that name this commit or its PR as their cause or fix (PRHIST-02), oldest start first.",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/IncidentLinkView"
+          }
         }
       },
       "required": [
@@ -1728,7 +1943,8 @@ export const WireSchemas: WireSchemaSet = {
         "author",
         "committed_at",
         "pr_title",
-        "runs"
+        "runs",
+        "incidents"
       ]
     },
     "QuarantineDropResponse": {
@@ -1946,6 +2162,13 @@ export const WireSchemas: WireSchemaSet = {
           "items": {
             "type": "string"
           }
+        },
+        "incidents": {
+          "description": "Incidents of the tracker source that name this commit or its PR as their cause or fix (PRHIST-02), oldest start first.",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/IncidentLinkView"
+          }
         }
       },
       "required": [
@@ -1960,7 +2183,8 @@ export const WireSchemas: WireSchemaSet = {
         "author",
         "committed_at",
         "pr_title",
-        "runs"
+        "runs",
+        "incidents"
       ]
     },
     "RecallHit": {
@@ -2937,6 +3161,13 @@ export const WireSchemas: WireSchemaSet = {
           "items": {
             "type": "string"
           }
+        },
+        "incidents": {
+          "description": "Incidents of the tracker source that name this commit or its PR as their cause or fix (PRHIST-02), oldest start first.",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/IncidentLinkView"
+          }
         }
       },
       "required": [
@@ -2951,7 +3182,8 @@ export const WireSchemas: WireSchemaSet = {
         "author",
         "committed_at",
         "pr_title",
-        "runs"
+        "runs",
+        "incidents"
       ]
     },
     "ThreadSummaryView": {
@@ -3185,6 +3417,29 @@ export const WireSchemas: WireSchemaSet = {
       },
       "required": [
         "tests",
+        "next_offset"
+      ]
+    },
+    "TrackerIncidentsResponse": {
+      "type": "object",
+      "properties": {
+        "incidents": {
+          "description": "Newest start first.",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/IncidentView"
+          }
+        },
+        "next_offset": {
+          "description": "Pass as offset for the next page; null when this page is the last.",
+          "type": [
+            "number",
+            "null"
+          ]
+        }
+      },
+      "required": [
+        "incidents",
         "next_offset"
       ]
     },
@@ -3659,6 +3914,9 @@ export const WireSchemas: WireSchemaSet = {
     },
     "tracker.flaky_tests": {
       "$ref": "#/components/schemas/TrackerFlakyTestsResponse"
+    },
+    "tracker.incidents": {
+      "$ref": "#/components/schemas/TrackerIncidentsResponse"
     },
     "quarantine.list": {
       "$ref": "#/components/schemas/QuarantineListResponse"
@@ -4776,6 +5034,72 @@ export const WireSchemas: WireSchemaSet = {
         },
         "namespace": {
           "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "IncidentsMapping": {
+      "description": "Incidents: one row per incident, with the PRs and commits that caused or fixed it. A link column may hold one value (`1234`, `#1234`, `acme/app#1234`, a PR or commit URL, a sha or a prefix of at least 7 hex digits), several separated by commas or spaces, or an Array of them.",
+      "fields": {
+        "table": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "id": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "title": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "started_at": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "resolved_at": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "severity": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "status": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "summary": {
+          "description": "A text column: what happened (the post-mortem's summary).",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "caused_by_pr": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "caused_by_commit": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "fixed_by_pr": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "fixed_by_commit": {
           "schema": {
             "type": "string"
           }
@@ -5979,6 +6303,61 @@ export const WireSchemas: WireSchemaSet = {
         }
       }
     },
+    "TrackerIncidentsRequest": {
+      "fields": {
+        "since": {
+          "description": "Only incidents that started at or after this instant.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "until": {
+          "description": "Only incidents that started at or before this instant.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "pr": {
+          "description": "Only incidents linked (caused or fixed) to this pull request.",
+          "schema": {
+            "type": "number"
+          }
+        },
+        "commit": {
+          "description": "Only incidents linked to this commit (a sha or a prefix of at least 7 hex digits).",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "severity": {
+          "description": "Only this severity or status (compared case-insensitively).",
+          "schema": {
+            "type": "string"
+          }
+        },
+        "status": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "limit": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "offset": {
+          "schema": {
+            "type": "number"
+          }
+        },
+        "namespace": {
+          "description": "Defaults to the token's namespace when the token has exactly one.",
+          "schema": {
+            "type": "string"
+          }
+        }
+      }
+    },
     "TrackerIssueLinksRequest": {
       "fields": {
         "issue": {
@@ -6031,6 +6410,11 @@ export const WireSchemas: WireSchemaSet = {
           "description": "Where recorded duplicate links live besides `issues.duplicate_of` (either, both or neither).",
           "schema": {
             "$ref": "#/components/schemas/DuplicateLinksMapping"
+          }
+        },
+        "incidents": {
+          "schema": {
+            "$ref": "#/components/schemas/IncidentsMapping"
           }
         }
       }

@@ -104,6 +104,27 @@ export class CiRunsMapping {
   @Optional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(20) @IsString({ each: true }) @MaxLength(64, { each: true }) pass_values?: string[];
 }
 
+/**
+ * Incidents: one row per incident, with the PRs and commits that caused or fixed it. A link
+ * column may hold one value (`1234`, `#1234`, `acme/app#1234`, a PR or commit URL, a sha or a
+ * prefix of at least 7 hex digits), several separated by commas or spaces, or an Array of them.
+ */
+export class IncidentsMapping {
+  @Identifier() table!: string;
+  @Identifier() id!: string;
+  @Identifier() title!: string;
+  @Identifier() started_at!: string;
+  @Optional() @Identifier() resolved_at?: string;
+  @Optional() @Identifier() severity?: string;
+  @Optional() @Identifier() status?: string;
+  /** A text column: what happened (the post-mortem's summary). */
+  @Optional() @Identifier() summary?: string;
+  @Optional() @Identifier() caused_by_pr?: string;
+  @Optional() @Identifier() caused_by_commit?: string;
+  @Optional() @Identifier() fixed_by_pr?: string;
+  @Optional() @Identifier() fixed_by_commit?: string;
+}
+
 export class TrackerMapping {
   @IsObject() @ValidateNested() @Type(() => IssuesMapping) issues!: IssuesMapping;
   @Optional() @ValidateNested() @Type(() => PrLinksMapping) pr_links?: PrLinksMapping;
@@ -112,6 +133,7 @@ export class TrackerMapping {
   @Optional() @ValidateNested() @Type(() => CiRunsMapping) ci_runs?: CiRunsMapping;
   /** Where recorded duplicate links live besides `issues.duplicate_of` (either, both or neither). */
   @Optional() @ValidateNested() @Type(() => DuplicateLinksMapping) duplicate_links?: DuplicateLinksMapping;
+  @Optional() @ValidateNested() @Type(() => IncidentsMapping) incidents?: IncidentsMapping;
 }
 
 export class TrackerSourceRegisterRequest extends NamespacedRequest {
@@ -127,6 +149,7 @@ export class TrackerSourceRegisterRequest extends NamespacedRequest {
       pr_links: { table: 'issue_pr_links', issue: 'issue_number', pr: 'pr_number' },
       pull_requests: { table: 'pull_requests', number: 'number', body: 'body', title: 'title', merged_at: 'merged_at' },
       ci_runs: { table: 'ci_test_runs', test: 'test_name', commit: 'commit_sha', status: 'result', run_at: 'finished_at' },
+      incidents: { table: 'incidents', id: 'incident_id', title: 'title', started_at: 'started_at', resolved_at: 'resolved_at', severity: 'severity', status: 'status', caused_by_pr: 'cause_prs', fixed_by_commit: 'fix_commits' },
     },
   });
 }
@@ -171,6 +194,24 @@ export class TrackerFlakyTestsRequest extends NamespacedRequest {
   @Optional() @IsInt() @Min(1) @Max(50) runs?: number;
 
   static readonly example: TrackerFlakyTestsRequest = Object.assign(new TrackerFlakyTestsRequest(), { since: '2026-11-01', limit: 20 });
+}
+
+export class TrackerIncidentsRequest extends NamespacedRequest {
+  /** Only incidents that started at or after this instant. */
+  @Optional() @IsoTime() since?: string;
+  /** Only incidents that started at or before this instant. */
+  @Optional() @IsoTime() until?: string;
+  /** Only incidents linked (caused or fixed) to this pull request. */
+  @Optional() @IsInt() @Min(1) @Max(2_147_483_647) pr?: number;
+  /** Only incidents linked to this commit (a sha or a prefix of at least 7 hex digits). */
+  @Optional() @IsString() @Matches(/^[0-9a-fA-F]{7,64}$/, { message: 'commit must be a commit sha or a prefix of one (7-64 hex digits)' }) commit?: string;
+  /** Only this severity or status (compared case-insensitively). */
+  @Optional() @IsString() @MinLength(1) @MaxLength(128) severity?: string;
+  @Optional() @IsString() @MinLength(1) @MaxLength(128) status?: string;
+  @Optional() @IsInt() @Min(1) @Max(200) limit?: number;
+  @Optional() @IsInt() @Min(0) @Max(100_000) offset?: number;
+
+  static readonly example: TrackerIncidentsRequest = Object.assign(new TrackerIncidentsRequest(), { since: '2026-11-01', limit: 20 });
 }
 
 /** The registered source as answered: never the password. */
@@ -265,4 +306,45 @@ export interface TrackerFlakyTestsResponse {
   tests: FlakyTest[];
   /** Pass as offset for the next page; null when this page is the last. */
   next_offset: number | null;
+}
+
+/** The PRs and commits an incident names, normalised: PR numbers, and commit shas (or prefixes) in lower case. */
+export interface IncidentRefs {
+  prs: number[];
+  commits: string[];
+}
+
+export interface IncidentView {
+  id: string;
+  title: string;
+  severity: string | null;
+  status: string | null;
+  /** Null only when the source's start column holds NULL. */
+  started_at: string | null;
+  resolved_at: string | null;
+  /** The summary column, cut to 2,000 characters; null when none is mapped. */
+  summary: string | null;
+  caused_by: IncidentRefs;
+  fixed_by: IncidentRefs;
+}
+
+export interface TrackerIncidentsResponse {
+  /** Newest start first. */
+  incidents: IncidentView[];
+  /** Pass as offset for the next page; null when this page is the last. */
+  next_offset: number | null;
+}
+
+/** An incident as a history answer carries it: linked to that commit or its PR. */
+export interface IncidentLinkView {
+  id: string;
+  title: string;
+  severity: string | null;
+  status: string | null;
+  started_at: string | null;
+  resolved_at: string | null;
+  /** `caused`: the incident names this commit or PR as its cause; `fixed`: as its fix. */
+  role: 'caused' | 'fixed';
+  /** What matched: the commit's sha or its PR number. */
+  via: 'commit' | 'pr';
 }

@@ -12,6 +12,7 @@ import { checkpoint, HistoryQueries } from '../queries/history-queries';
 import { ChangeCorpora, type ChangeDoc } from '../similarity/change-corpus';
 import { summarizeDiff } from '../similarity/diff-summary';
 import { rankBisect, rankDuplicates, type Ranked } from '../similarity/rankers';
+import { incidentLinks, INCIDENT_AFTER_MS, NO_TRACKER, weighIncidents, type IncidentSource } from './incidents';
 
 const DEFAULT_CANDIDATES = 10;
 /** Commits bisect ranks when the caller gives no range: the newest ones. */
@@ -25,6 +26,8 @@ export class HistoryInsights {
     storage: Storage,
     private readonly queries: HistoryQueries = new HistoryQueries(storage),
     private readonly github?: GithubStore,
+    /** The tracker plane's incidents (PRHIST-02): bisect weighs them, every answer carries them. */
+    private readonly incidents?: IncidentSource,
   ) {
     this.corpora = new ChangeCorpora(storage, github);
   }
@@ -49,7 +52,7 @@ export class HistoryInsights {
     // Open PRs (and merged ones not on the indexed mainline) are "now": not older than any commit.
     const candidates = before === undefined ? [...corpus.docs, ...corpus.pulls] : corpus.docs.filter((d) => d.seq < before);
     const ranked = rankDuplicates(corpus, candidates, { text, diff: input.diff ? summarizeDiff(input.diff) : undefined });
-    return { repository: input.repository, candidates: ranked.slice(0, input.limit ?? DEFAULT_CANDIDATES).map(view) };
+    return { repository: input.repository, candidates: ranked.slice(0, input.limit ?? DEFAULT_CANDIDATES).map(view), incidents_reason: null };
   }
 
   async bisect(namespace: string, input: HistoryBisectRequest): Promise<HistoryBisectResponse> {
@@ -66,11 +69,22 @@ export class HistoryInsights {
     let range = corpus.docs.filter((d) => d.seq <= bad && (good === undefined || d.seq > good) && inWindow(d, since, until));
     if (good === undefined && since === undefined) range = range.slice(-DEFAULT_BISECT_WINDOW);
     if (range.length === 0) throw new LoomError('invalid_input', 'no indexed commit lies in that range; widen good/bad or since/until', { fields: [{ field: input.good || input.bad ? 'good' : 'since', message: 'empty range' }] });
-    const ranked = rankBisect(corpus, range, input.description, { paths: (input.paths ?? []).map((p) => p.replace(/^\.?\//, '')), symbols: input.symbols ?? [] });
+    let ranked = rankBisect(corpus, range, input.description, { paths: (input.paths ?? []).map((p) => p.replace(/^\.?\//, '')), symbols: input.symbols ?? [] });
     const first = range[0] as ChangeDoc;
     const last = range[range.length - 1] as ChangeDoc;
     const from = corpus.docs.find((d) => d.seq === first.seq - 1)?.sha ?? null;
-    return { repository: input.repository, range: { from, to: last.sha, commits: range.length }, candidates: ranked.slice(0, input.limit ?? DEFAULT_CANDIDATES).map(view) };
+    // Incidents naming a commit of the range (or its PR) as their cause, or started within a day after one landed.
+    const lookup = this.incidents
+      ? await this.incidents(namespace, {
+          prs: range.map((d) => d.pr_number).filter((n) => n > 0),
+          shas: range.map((d) => d.sha),
+          started: { from: first.committed_at, to: new Date(Date.parse(last.committed_at) + INCIDENT_AFTER_MS).toISOString() },
+        })
+      : { incidents: [], reason: NO_TRACKER };
+    ranked = weighIncidents(ranked, lookup.incidents, input.description);
+    const candidates = ranked.slice(0, input.limit ?? DEFAULT_CANDIDATES).map(view);
+    for (const c of candidates) c.incidents = incidentLinks(lookup.incidents, c);
+    return { repository: input.repository, range: { from, to: last.sha, commits: range.length }, candidates, incidents_reason: lookup.reason };
   }
 }
 
@@ -93,5 +107,6 @@ function view(r: Ranked): RankedChangeView {
     files_in_common: r.files,
     symbols_in_common: r.symbols,
     runs: [],
+    incidents: [],
   };
 }

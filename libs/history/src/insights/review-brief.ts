@@ -85,6 +85,8 @@ export class ReviewBriefs {
       written_by: condensed ? 'model' : 'builder',
       withheld,
       runs: [],
+      incidents: [],
+      incidents_reason: null,
     };
   }
 

@@ -84,6 +84,7 @@ export class HistoryQueries {
       repository: input.repository,
       path: input.path,
       changes: found.map((f) => ({ ...commitView(commits.get(f.sha), f.sha), path: f.path, old_path: f.change === 'renamed' ? f.old_path : null, change: f.change, additions: Number(f.additions), deletions: Number(f.deletions) })),
+      incidents_reason: null,
     };
   }
 
@@ -102,7 +103,7 @@ export class HistoryQueries {
     if (rows.length === 0) throw new LoomError('not_found', `no change to a symbol "${input.symbol}" was seen in "${input.repository}"; try its last name part (\`query\` for \`Client.query\`)`, { fields: [{ field: 'symbol', message: 'never changed in the indexed history' }] });
     const commits = await this.commits(namespace, input.repository, rows.map((r) => r.sha));
     const changes: SymbolChangeView[] = rows.map((r) => ({ ...commitView(commits.get(r.sha), r.sha), symbol: r.symbol, path: r.path, lines_added: Number(r.lines_added), lines_removed: Number(r.lines_removed), source: r.source }));
-    return { repository: input.repository, symbol: input.symbol, changes };
+    return { repository: input.repository, symbol: input.symbol, changes, incidents_reason: null };
   }
 
   /**
@@ -160,7 +161,7 @@ export class HistoryQueries {
     if (!touched) throw new LoomError('not_found', `no commit in "${input.repository}" up to ${ref.sha.slice(0, 12)} touched "${input.path}"`, { fields: [{ field: 'path', message: 'never changed in the indexed history' }] });
     const commits = await this.commits(namespace, input.repository, chain.map((c) => c.sha));
     const changes: LineChangeView[] = chain.map((c) => ({ ...commitView(commits.get(c.sha), c.sha), path: c.path, line: c.line, origin: c.origin }));
-    return { repository: input.repository, path: input.path, line: input.line, ref: ref.sha, changes };
+    return { repository: input.repository, path: input.path, line: input.line, ref: ref.sha, changes, incidents_reason: null };
   }
 
   private changesOf(path: string, before: number, limit: number, params: { namespace: string; repo: string }): Promise<ChangeRow[]> {
@@ -231,5 +232,6 @@ function commitView(row: ShownCommit | undefined, sha: string): CommitView {
     committed_at: row ? new Date(`${String(row.committed_at).replace(' ', 'T')}Z`).toISOString() : '',
     pr_title: row?.pr_title ?? null,
     runs: [],
+    incidents: [],
   };
 }

@@ -151,6 +151,12 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
     if (config.erasure.runsIn === 'service') logger.info('erasures run in the erasure service (LOOM_ERASURE_RUNS_IN=service): this gateway stores requests and waits for their records');
     const runs = new RunsService(storage, leases, prices);
     const observations = new ObservationsService(storage, memory, leases);
+    const tracker = new TrackerService(storage, {
+      org: config.tracker.org,
+      scanLimit: config.tracker.scanLimit,
+      queryTimeoutMs: config.tracker.queryTimeoutMs,
+      threshold: () => plane.settings.get('tracker_duplicate_threshold'),
+    });
     const code = new CodeHistory(storage, leases, {
       enabled: config.code.ingestEnabled,
       logger,
@@ -159,12 +165,8 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
       githubApiUrl: config.code.githubApiUrl,
       githubMaxWaitMs: config.code.githubMaxWaitSeconds * 1000,
       runsNamingPullRequests: (namespace, repository, numbers) => runs.runsNamingPullRequests(namespace, repository, numbers),
-    });
-    const tracker = new TrackerService(storage, {
-      org: config.tracker.org,
-      scanLimit: config.tracker.scanLimit,
-      queryTimeoutMs: config.tracker.queryTimeoutMs,
-      threshold: () => plane.settings.get('tracker_duplicate_threshold'),
+      // Incidents come from the tracker plane's source, read live (PRHIST-02).
+      incidents: (namespace, query) => tracker.incidentsFor(namespace, query),
     });
     // A save waits for the brief's lease (up to 60 s), then for each of its model windows.
     const briefSaver = condenser ? new RemoteBriefRevision(requests, 60_000 + config.llm.timeoutMs * config.briefs.maxWindows + 5_000) : briefs;

@@ -1,7 +1,7 @@
 import type { FieldError, TrackerMapping } from '@loom/contracts';
 import type { SourceReader } from './source-client';
 
-type Kind = 'any' | 'text' | 'time';
+type Kind = 'any' | 'text' | 'time' | 'link';
 
 /** What each mapped column must be, per section of the mapping. `table` and value lists are not columns. */
 const COLUMNS: Record<keyof TrackerMapping, Record<string, Kind>> = {
@@ -11,11 +11,24 @@ const COLUMNS: Record<keyof TrackerMapping, Record<string, Kind>> = {
   commits: { sha: 'any', message: 'text', committed_at: 'time' },
   ci_runs: { test: 'any', commit: 'any', status: 'any', run_at: 'time' },
   duplicate_links: { issue: 'any', duplicate_of: 'any', linked_at: 'time' },
+  // A link column holds one value, a list in text, or an Array of values.
+  incidents: {
+    id: 'any', title: 'text', started_at: 'time', resolved_at: 'time', severity: 'any', status: 'any', summary: 'text',
+    caused_by_pr: 'link', caused_by_commit: 'link', fixed_by_pr: 'link', fixed_by_commit: 'link',
+  },
+};
+
+const NEEDS: Record<Kind, string> = {
+  any: 'any column',
+  text: 'a String column',
+  time: 'a Date or DateTime column',
+  link: 'a column of one value (a number or text) or an Array of them',
 };
 
 function fits(kind: Kind, type: string): boolean {
   if (kind === 'text') return /String/.test(type);
   if (kind === 'time') return /Date/.test(type);
+  if (kind === 'link') return !/Map\(|Tuple\(|Nested\(|Array\(.*Array\(|JSON|Object\(/.test(type);
   return true;
 }
 
@@ -57,7 +70,7 @@ export async function checkMapping(reader: SourceReader, database: string, mappi
       if (type === undefined) {
         errors.push({ field: `mapping.${section}.${field}`, message: `no column "${column}" in ${database}.${table} (it has ${[...present.keys()].join(', ')})` });
       } else if (!fits(kind, type)) {
-        errors.push({ field: `mapping.${section}.${field}`, message: `column "${column}" of ${database}.${table} is ${type}; ${field} needs ${kind === 'time' ? 'a Date or DateTime' : 'a String'} column` });
+        errors.push({ field: `mapping.${section}.${field}`, message: `column "${column}" of ${database}.${table} is ${type}; ${field} needs ${NEEDS[kind]}` });
       }
     }
   }

@@ -1,0 +1,111 @@
+import { queryTerms } from '@loom/conversations';
+import type { IncidentLinkView, IncidentView } from '@loom/contracts';
+import type { Ranked } from '../similarity/rankers';
+
+/** What history asks of the tracker plane's incidents (the gateway wires it to the tracker). */
+export interface IncidentQuery {
+  prs: readonly number[];
+  /** Full commit shas. */
+  shas: readonly string[];
+  /** Also incidents that started in this window (ISO 8601), linked or not. */
+  started?: { from: string; to: string };
+}
+
+/** The incidents read, or why none were (plane off, no incidents mapping, source unreadable). */
+export interface IncidentLookup {
+  incidents: IncidentView[];
+  reason: string | null;
+}
+
+export type IncidentSource = (namespace: string, query: IncidentQuery) => Promise<IncidentLookup>;
+
+/** Said when this process has no tracker plane to ask (a CodeHistory built without one). */
+export const NO_TRACKER = 'incidents come from the tracker plane, which this process does not run';
+
+/** The shortest commit prefix an incident's link is matched by. */
+const MIN_COMMIT_PREFIX = 7;
+
+function namesCommit(links: readonly string[], sha: string): boolean {
+  const full = sha.toLowerCase();
+  return links.some((link) => link.length >= MIN_COMMIT_PREFIX && full.startsWith(link));
+}
+
+/**
+ * The incidents that name this commit or its PR as their cause or fix, one entry per incident
+ * and role (by commit when both match), oldest start first.
+ */
+export function incidentLinks(incidents: readonly IncidentView[], item: { sha: string; pr_number: number | null }): IncidentLinkView[] {
+  const out: IncidentLinkView[] = [];
+  for (const incident of incidents) {
+    for (const role of ['caused', 'fixed'] as const) {
+      const refs = role === 'caused' ? incident.caused_by : incident.fixed_by;
+      const via = item.sha !== '' && namesCommit(refs.commits, item.sha) ? 'commit' : item.pr_number !== null && refs.prs.includes(item.pr_number) ? 'pr' : null;
+      if (via === null) continue;
+      out.push({ id: incident.id, title: incident.title, severity: incident.severity, status: incident.status, started_at: incident.started_at, resolved_at: incident.resolved_at, role, via });
+    }
+  }
+  return out;
+}
+
+/** Fills each item's `incidents` from one lookup of all their PRs and commits; answers the lookup's reason. */
+export async function attachIncidents(
+  source: IncidentSource | undefined,
+  namespace: string,
+  items: { sha: string; pr_number: number | null; incidents: IncidentLinkView[] }[],
+): Promise<string | null> {
+  if (!source) return NO_TRACKER;
+  const prs = items.map((i) => i.pr_number).filter((n): n is number => n !== null);
+  const shas = items.map((i) => i.sha).filter((s) => s !== '');
+  const lookup = await source(namespace, { prs, shas });
+  for (const item of items) item.incidents = incidentLinks(lookup.incidents, item);
+  return lookup.reason;
+}
+
+/** How much the incident evidence weighs beside the text, code, area, hint and size signals (which sum to 1). */
+export const INCIDENT_WEIGHT = 0.6;
+/** An incident that started within this long after a commit landed is evidence against it. */
+export const INCIDENT_AFTER_MS = 24 * 3_600_000;
+
+/**
+ * Bisect evidence from incidents (PRHIST-02 with PRHIST-03): an incident that names a commit (or
+ * its PR) as its cause is strong evidence, full when its title shares words with the regression's
+ * description and half otherwise; an incident that started within 24 hours after a commit landed
+ * is weaker, by how soon (up to 0.3, plus 0.2 when its title shares words). Each adds a reason;
+ * the scores are renormalised so a range with no incident keeps its order.
+ */
+export function weighIncidents(ranked: Ranked[], incidents: readonly IncidentView[], description: string): Ranked[] {
+  if (incidents.length === 0) return ranked;
+  const terms = new Set(queryTerms(description));
+  const shared = (title: string) => [...new Set(queryTerms(title))].filter((t) => terms.has(t) && t.length >= 3);
+  const quote = (i: IncidentView) => `incident ${i.id} ("${i.title.slice(0, 80)}"${i.severity ? `, ${i.severity}` : ''})`;
+  for (const r of ranked) {
+    let evidence = 0;
+    const reasons: string[] = [];
+    for (const incident of incidents) {
+      const words = shared(incident.title);
+      const also = words.length > 0 ? `; it mentions ${words.slice(0, 5).map((w) => `"${w}"`).join(', ')}` : '';
+      const byCommit = namesCommit(incident.caused_by.commits, r.doc.sha);
+      const byPr = r.doc.pr_number > 0 && incident.caused_by.prs.includes(r.doc.pr_number);
+      if (byCommit || byPr) {
+        evidence = Math.max(evidence, words.length > 0 ? 1 : 0.5);
+        reasons.push(`${quote(incident)} names ${byCommit ? 'this commit' : `PR #${r.doc.pr_number}`} as its cause${also}`);
+        continue;
+      }
+      if (incident.started_at === null) continue;
+      const gap = Date.parse(incident.started_at) - Date.parse(r.doc.committed_at);
+      if (!(gap >= 0 && gap <= INCIDENT_AFTER_MS)) continue;
+      evidence = Math.max(evidence, 0.3 * (1 - gap / INCIDENT_AFTER_MS) + (words.length > 0 ? 0.2 : 0));
+      reasons.push(`${quote(incident)} started ${duration(gap)} after it landed${also}`);
+    }
+    r.score = (r.score + INCIDENT_WEIGHT * evidence) / (1 + INCIDENT_WEIGHT);
+    if (reasons.length > 0) r.reasons.unshift(...reasons);
+  }
+  return ranked.sort((a, b) => b.score - a.score || b.doc.seq - a.doc.seq);
+}
+
+function duration(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
+}
