@@ -188,4 +188,57 @@ describe('Hostile input on the newer ops: code history, tracker, pull_requests, 
     await refused('conversation.search', { query: 'a\u0000b\ud800', search_mode: ['hybrid'] }, 400, ['query', 'search_mode']);
     expect(secretsSeen()).toEqual([]);
   });
+
+  /** Rows per table of one namespace, merged (FINAL: what every read sees; a state row's older versions fold away). */
+  async function namespaceRows(namespace: string): Promise<Record<string, string>> {
+    const t = storage().tables;
+    const tables = { trackerSources: t.trackerSources, runs: t.runs, codeRepositories: t.codeRepositories, codeCommits: t.codeCommits, codeFileChanges: t.codeFileChanges, codeHunks: t.codeHunks, codeSymbolChanges: t.codeSymbolChanges, codeGithubSources: t.codeGithubSources, codePullRequests: t.codePullRequests, codeReviewComments: t.codeReviewComments, codeIssues: t.codeIssues };
+    const rows = await storage().query<{ t: string; merged: string }>(
+      Object.entries(tables)
+        .map(([name, table]) => `SELECT '${name}' AS t, toString((SELECT count() FROM ${table} FINAL WHERE namespace = {ns:String})) AS merged`)
+        .join(' UNION ALL '),
+      { ns: namespace },
+    );
+    return Object.fromEntries(Object.keys(tables).map((name) => [name, rows.find((r) => r.t === name)!.merged]));
+  }
+
+  it('PRHIST-04, PRHIST-02, TRACKER-01, RUNS-01: code.add, code.github_sync, tracker.source_register and run.complete sent twice at once leave one effect, the same rows as sent once', async () => {
+    const once = uniqueNamespace();
+    const twice = uniqueNamespace();
+    const steps = (namespace: string): Array<[OpName, Record<string, unknown>]> => [
+      ['tracker.source_register', { namespace, ...trackerRegistration(trackerDatabase) }],
+      ['code.add', { namespace, path: fixture.path, name: REPO, wait: true }],
+      ['code.github_sync', { namespace, repository: REPO, github: 'acme/demo', wait: true }],
+    ];
+    await loom.record(once);
+    await loom.record(twice);
+    for (const [op, body] of steps(once)) await loom.admin.ok(op, body);
+    for (const [op, body] of steps(twice)) {
+      const both = await Promise.all([loom.admin.call(op, body), loom.admin.call(op, body)]);
+      expect([op, both.map((r) => r.status)]).toEqual([op, [200, 200]]);
+    }
+    const complete = async (namespace: string, times: number) => {
+      const { run } = await loom.admin.ok<{ run: { run_id: string } }>('run.begin', { namespace, goal: 'fix the query timeout', run_id: 'hd-run' });
+      // Two different completions at once: a run completes once, so one wins and the other is a 409.
+      const bodies = [
+        { namespace, run_id: run.run_id, status: 'succeeded', pull_requests: [{ number: 2, repository: REPO }, { number: 3 }] },
+        { namespace, run_id: run.run_id, status: 'failed', pull_requests: [{ number: 4 }] },
+      ].slice(0, times);
+      const answers = await Promise.all(bodies.map((body) => loom.admin.call('run.complete', body)));
+      expect(answers.map((a) => a.status).sort()).toEqual(times === 1 ? [200] : [200, 409]);
+      const won = bodies[answers.findIndex((a) => a.status === 200)]!;
+      const got = (await loom.admin.ok('run.get', { namespace, run_id: run.run_id })).run;
+      expect([got.status, got.pull_requests.map((p: { number: number }) => p.number)]).toEqual([won.status, won.pull_requests.map((p) => p.number)]);
+      return { runId: run.run_id, won: won.status };
+    };
+    await complete(once, 1);
+    const { runId, won } = await complete(twice, 2);
+    // The PR names the run once in history answers (when the completion naming it won).
+    const brief = JSON.stringify(await loom.admin.ok('history.review_brief', { namespace: twice, repository: REPO, pr_number: 2 }));
+    expect(brief.split(`"${runId}"`).length - 1).toBe(won === 'succeeded' ? 1 : 0);
+    expect(await namespaceRows(twice)).toEqual(await namespaceRows(once));
+    const list = (namespace: string) => loom.admin.ok('code.list', { namespace }).then((l) => l.repositories.map((r: { name: string; commits: number; state: string }) => [r.name, r.commits, r.state]));
+    expect(await list(twice)).toEqual(await list(once));
+  }, 180_000);
 });
+
