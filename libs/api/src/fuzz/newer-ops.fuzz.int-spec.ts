@@ -186,6 +186,10 @@ describe('Hostile input on the newer ops: code history, tracker, pull_requests, 
     await refused('conversation.search', { query: 'timeout', lexical_weight: '0.5' }, 400, ['lexical_weight']);
     await refused('conversation.search_saved_messages', { user_id: 'u1', query: 'timeout', lexical_weight: 1.5 }, 400, ['lexical_weight']);
     await refused('conversation.search', { query: 'a\u0000b\ud800', search_mode: ['hybrid'] }, 400, ['query', 'search_mode']);
+    // An op named with a pasted token: a 404 that neither answers nor logs it.
+    const unknown = await loom.admin.call(`history.${ghp}`, {});
+    expect(unknown.status).toBe(404);
+    expect(JSON.stringify(unknown.body)).not.toContain(ghp);
     expect(secretsSeen()).toEqual([]);
   });
 

@@ -45,7 +45,7 @@ export class OpDispatcher {
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.metrics.opDuration.observe({ op: op ?? 'unknown', status: String(status) }, seconds);
-      this.logger.info({ op: op ?? opName.slice(0, 64), namespace, status, ms: Math.round(seconds * 1e4) / 10, bytes: rawBody.length, correlation_id: correlationId, trace_id: traceId }, 'op');
+      this.logger.info({ op: op ?? withoutHigh(opName).slice(0, 64), namespace, status, ms: Math.round(seconds * 1e4) / 10, bytes: rawBody.length, correlation_id: correlationId, trace_id: traceId }, 'op');
     }
   }
 
