@@ -61,14 +61,14 @@ describe('Hardened input and byte-bounded pages [issue 9]', () => {
       await refused('conversation.append', { ...turn, content: 'a\ud800b' }, 'content');
       await refused('conversation.append', { ...turn, reasoning: '\udc00' }, 'reasoning');
       await refused('conversation.append', { ...turn, msg_id: 'm\ud800' }, 'msg_id');
-      await refused('conversation.append', { ...turn, metadata: { note: ['\ud800'] } }, 'metadata.note[0]');
+      await refused('conversation.append', { ...turn, metadata: { note: ['\ud800'] } }, 'metadata.note.0');
       await refused('conversation.create', { thread_id: 'x', title: 'T\ud800' }, 'title');
       await refused('memory.set', { text: 'fact \ud800' }, 'text');
-      await refused('memory.set_from_messages', { messages: [{ role: 'user', content: 'ok' }, { role: 'user', content: '\ud800' }] }, 'messages[1].content');
+      await refused('memory.set_from_messages', { messages: [{ role: 'user', content: 'ok' }, { role: 'user', content: '\ud800' }] }, 'messages.1.content');
       await refused('run.begin', { goal: 'goal \ud800' }, 'goal');
-      await refused('run.report_usage', { run_id: 'r1', reports: [{ usage_id: 'u\ud800', model: 'm', input_tokens: 1, output_tokens: 1 }] }, 'reports[0].usage_id');
-      await refused('observe.record', { session_id: 's', observations: [{ obs_id: 'o', tool: 'Bash', summary: 'ran \ud800' }] }, 'observations[0].summary');
-      await refused('session.brief_save', { user_id: 'u1', events: [{ kind: 'note', text: '\ud800' }] }, 'events[0].text');
+      await refused('run.report_usage', { run_id: 'r1', reports: [{ usage_id: 'u\ud800', model: 'm', input_tokens: 1, output_tokens: 1 }] }, 'reports.0.usage_id');
+      await refused('observe.record', { session_id: 's', observations: [{ obs_id: 'o', tool: 'Bash', summary: 'ran \ud800' }] }, 'observations.0.summary');
+      await refused('session.brief_save', { user_id: 'u1', events: [{ kind: 'note', text: '\ud800' }] }, 'events.0.text');
       await refused('token.create', { role: 'viewer', label: 'laptop \ud800' }, 'label');
     });
 

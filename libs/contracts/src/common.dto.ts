@@ -30,6 +30,15 @@ export class AgentScopedRequest extends NamespacedRequest {
   agent?: string;
 }
 
+/**
+ * An http(s) URL whose authority is a host (and port) only: no `user:password@`. Credentials in
+ * a URL would be stored, shown and logged with it, where a password field is never answered.
+ * A backslash is refused in the authority as URL parsers read it as a slash.
+ */
+export const HTTP_URL_PATTERN = /^https?:\/\/[^\s/?#@\\]+(?:[/?#]\S*)?$/;
+/** The same, without a query or fragment. */
+export const HTTP_URL_NO_QUERY_PATTERN = /^https?:\/\/[^\s/?#@\\]+(?:\/[^\s?#]*)?$/;
+
 export function IdField(): PropertyDecorator {
   return (target, key) => {
     IsString()(target, key);

@@ -37,7 +37,7 @@ export function inspectJson(value: unknown, maxDepth: number = Limits.maxJsonDep
       continue;
     }
     if (Array.isArray(current)) {
-      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], path: `${path}[${i}]`, depth: depth + 1 });
+      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], path: path ? `${path}.${i}` : String(i), depth: depth + 1 });
       continue;
     }
     const keys = Object.keys(current);
@@ -107,8 +107,58 @@ export function rawJsonDepth(text: string, cap: number): number {
   return deepest;
 }
 
+/** What made a value unsound (see soundCopy). */
+export type ShapeFault = 'depth' | 'key' | 'string' | 'number';
+
+/**
+ * A copy of a parsed JSON value that class-transformer and class-validator may safely walk,
+ * with what inspectJson would say of the original, each error tagged with its kind. A branch
+ * nested deeper than `maxDepth` becomes an empty container of its kind; a forbidden or
+ * ill-formed key is left out; a lone surrogate becomes U+FFFD; numbers are kept (each field's
+ * own range rule then names them). So the field rules still judge every other field, nested
+ * ones included, and one answer names every bad field. Recursion is bounded by `maxDepth`.
+ * Paths name array items by index after a dot (`pull_requests.1.number`), as class-validator does.
+ */
+export function soundCopy(value: unknown, maxDepth: number = Limits.maxJsonDepth): { value: unknown; errors: Array<FieldError & { fault: ShapeFault }> } {
+  const errors: Array<FieldError & { fault: ShapeFault }> = [];
+  const walk = (current: unknown, path: string, depth: number): unknown => {
+    if (typeof current === 'string') {
+      if (isWellFormed(current)) return current;
+      errors.push({ field: path || '(body)', message: 'is not well-formed Unicode (a lone UTF-16 surrogate)', fault: 'string' });
+      return current.replace(LONE_SURROGATES, '\uFFFD');
+    }
+    if (typeof current === 'number') {
+      if (!Number.isFinite(current) || (Number.isInteger(current) && !Number.isSafeInteger(current))) {
+        errors.push({ field: path || '(body)', message: `is out of range (numbers must be finite and integers at most ${Number.MAX_SAFE_INTEGER} in size)`, fault: 'number' });
+      }
+      return current;
+    }
+    if (current === null || typeof current !== 'object') return current;
+    if (depth >= maxDepth) {
+      errors.push({ field: path || '(body)', message: `is nested deeper than ${maxDepth} levels`, fault: 'depth' });
+      return Array.isArray(current) ? [] : {};
+    }
+    if (Array.isArray(current)) return current.map((item, i) => walk(item, path ? `${path}.${i}` : String(i), depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(current)) {
+      const child = path ? `${path}.${printableKey(key)}` : printableKey(key);
+      if (!isWellFormed(key)) {
+        errors.push({ field: child, message: 'the key is not well-formed Unicode (a lone UTF-16 surrogate)', fault: 'key' });
+        continue;
+      }
+      if (FORBIDDEN_KEYS.has(key)) {
+        errors.push({ field: child, message: `the key "${key}" is not allowed (reserved: ${[...FORBIDDEN_KEYS].join(', ')})`, fault: 'key' });
+        continue;
+      }
+      out[key] = walk((current as Record<string, unknown>)[key], child, depth + 1);
+    }
+    return out;
+  };
+  return { value: walk(value, '', 0), errors };
+}
+
 /** A key as it is named in an error: quoted when it would not read as one path segment. */
-function printableKey(key: string): string {
+export function printableKey(key: string): string {
   const shown = key.length > 64 ? `${key.slice(0, 64)}…` : key;
   return /^[A-Za-z0-9_-]+$/.test(shown) ? shown : JSON.stringify(shown.replace(LONE_SURROGATES, '\uFFFD'));
 }

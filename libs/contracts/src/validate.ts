@@ -1,17 +1,20 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { LoomError, type FieldError } from './errors';
-import { FORBIDDEN_KEYS, inspectJson, isWellFormed } from './json-shape';
+import { printableKey, soundCopy, type ShapeFault } from './json-shape';
 import { Limits } from './limits';
 
 /**
  * Turns an untrusted JSON value into a validated instance of `type`, or throws a 400 naming
- * every bad field. Unknown fields are refused too: a typo such as `thread-id` must not be
- * silently ignored.
+ * every bad field, each once, in one answer. Unknown fields are refused too: a typo such as
+ * `thread-id` must not be silently ignored.
  *
- * The shape of the whole value is checked first, iteratively (inspectJson): depth, lone
- * surrogates in any string or key, reserved keys, numbers past 2^53. class-transformer and
- * class-validator recurse and copy by assignment, so they only ever see a value that passed.
+ * The shape of the whole value is checked first (soundCopy): depth, lone surrogates in any
+ * string or key, reserved keys, numbers past 2^53. class-transformer and class-validator
+ * recurse and copy by assignment, so they only ever see the sound copy: over-deep branches
+ * emptied, bad keys left out, lone surrogates replaced. Every field, nested ones included,
+ * still goes through its own rules, so a broken item of an array does not hide a bad field of
+ * another item. Paths are dotted, array items by index: `pull_requests.1.number`.
  */
 export function validateInput<T extends object>(type: new () => T, input: unknown): T {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
@@ -19,19 +22,35 @@ export function validateInput<T extends object>(type: new () => T, input: unknow
       fields: [{ field: '(body)', message: 'expected a JSON object' }],
     });
   }
-  const shape = inspectJson(input, Limits.maxJsonDepth);
-  if (shape.length > 0) {
-    // Every bad field is named: the fields whose values are sound still go through their rules.
-    // Top-level entries are judged one by one (not from the printed paths, which quote odd keys).
-    const entries = Object.entries(input);
-    const broken = new Set(entries.filter(([key, value]) => !isWellFormed(key) || FORBIDDEN_KEYS.has(key) || inspectJson(value, Limits.maxJsonDepth - 1).length > 0).map(([key]) => key));
-    const sound = Object.fromEntries(entries.filter(([key]) => !broken.has(key)));
-    const others = check(type, sound).errors.filter((f) => !broken.has(rootOf(f.field)));
-    throw invalid([...shape, ...others]);
+  const { value: sound, errors: shape } = soundCopy(input, Limits.maxJsonDepth);
+  const { instance, errors } = check(type, sound as object);
+  if (shape.length === 0 && errors.length === 0) return instance;
+  throw invalid(merge(shape, errors));
+}
+
+/**
+ * One entry per field. A shape fault is named first. For a number past 2^53 the field's own
+ * rule (its range) is the clearer message when it has one; for the other faults the value the
+ * rules saw was a stand-in, so their verdict on it, or on anything inside an emptied branch,
+ * is dropped.
+ */
+function merge(shape: Array<FieldError & { fault: ShapeFault }>, rules: FieldError[]): FieldError[] {
+  const byField = new Map(rules.map((f) => [f.field, f]));
+  const emptied = shape.filter((s) => s.fault === 'depth').map((s) => `${s.field}.`);
+  const named = new Set<string>();
+  const out: FieldError[] = [];
+  for (const s of shape) {
+    if (named.has(s.field)) continue;
+    named.add(s.field);
+    const own = byField.get(s.field);
+    out.push(s.fault === 'number' && own ? own : { field: s.field, message: s.message });
   }
-  const { instance, errors } = check(type, input);
-  if (errors.length > 0) throw invalid(errors);
-  return instance;
+  for (const f of rules) {
+    if (named.has(f.field) || emptied.some((prefix) => f.field.startsWith(prefix))) continue;
+    named.add(f.field);
+    out.push(f);
+  }
+  return out;
 }
 
 /** The field rules of `type` on a body whose shape is sound. */
@@ -47,25 +66,28 @@ function check<T extends object>(type: new () => T, input: object): { instance: 
   return { instance, errors: flatten(errors) };
 }
 
-/** The top-level field a path starts with (`metadata.a[0]` → `metadata`). */
-function rootOf(field: string): string {
-  return field.split(/[.[]/)[0]!;
-}
-
 function invalid(fields: FieldError[]): LoomError {
   const named = fields.slice(0, Limits.maxFieldErrors);
   return new LoomError('invalid_input', `invalid input: ${named.map((f) => f.field).join(', ')}`, { fields: named });
 }
 
+/**
+ * The rules that say what kind of value a field takes. When one of them fails it is the
+ * message to show: a string where a number goes must read "must be an integer", not the
+ * `Max` rule's "must not be greater than" that also fails on it.
+ */
+const KIND_RULES = ['whitelistValidation', 'isDefined', 'isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject', 'nestedValidation', 'isIn', 'isEnum'];
+
 function flatten(errors: ValidationError[], prefix = ''): FieldError[] {
   const out: FieldError[] = [];
   for (const error of errors) {
-    const field = prefix ? `${prefix}.${error.property}` : error.property;
-    const messages = Object.values(error.constraints ?? {}).map((m) =>
-      m.replace(/^property (\S+) should not exist$/, 'unknown field'),
-    );
-    // One entry per field: the first broken rule is what the caller must fix first.
-    if (messages.length > 0) out.push({ field, message: messages[0]! });
+    const property = printableKey(String(error.property));
+    const field = prefix ? `${prefix}.${property}` : property;
+    const constraints = error.constraints ?? {};
+    const kind = KIND_RULES.find((name) => name in constraints);
+    // One entry per field: the kind of value first, else the first broken rule.
+    const message = kind !== undefined ? constraints[kind] : Object.values(constraints)[0];
+    if (message !== undefined) out.push({ field, message: message.replace(/^property [\s\S]* should not exist$/, 'unknown field') });
     if (error.children?.length) out.push(...flatten(error.children, field));
   }
   return out;

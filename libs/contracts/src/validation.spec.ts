@@ -10,7 +10,7 @@ import { AppendTurnRequest, CreateThreadRequest } from './conversations/conversa
 import { ListSavedMessagesRequest, SaveMessageRequest } from './conversations/saved.dto';
 import { BriefGetRequest, BriefSaveRequest } from './briefs/brief.dto';
 import { RecallRequest, SetFromMessagesRequest } from './memory/memory.dto';
-import { RunListRequest, RunReportUsageRequest } from './runs/run.dto';
+import { RunCompleteRequest, RunListRequest, RunReportUsageRequest } from './runs/run.dto';
 import { ObserveRecordRequest } from './observe/observe.dto';
 import { ErasureRequest } from './erasure/erasure.dto';
 
@@ -64,12 +64,12 @@ describe('validation classes [issue 9: validation]', () => {
       expect(fields(() => validateInput(AppendTurnRequest, { ...append, content: 'a\ud800b' }))).toEqual(['content']);
       expect(fields(() => validateInput(AppendTurnRequest, { ...append, msg_id: '\udc00' }))).toEqual(['msg_id']);
       expect(fields(() => validateInput(AppendTurnRequest, { ...append, reasoning: 'x\ud83d' }))).toEqual(['reasoning']);
-      expect(fields(() => validateInput(AppendTurnRequest, { ...append, metadata: { a: { b: ['ok', '\ud800'] } } }))).toEqual(['metadata.a.b[1]']);
+      expect(fields(() => validateInput(AppendTurnRequest, { ...append, metadata: { a: { b: ['ok', '\ud800'] } } }))).toEqual(['metadata.a.b.1']);
       expect(fields(() => validateInput(AppendTurnRequest, { ...append, metadata: { ['k\ud800']: 1 } }))).toEqual(['metadata."k\ufffd"']);
-      expect(fields(() => validateInput(SetFromMessagesRequest, { messages: [{ role: 'user', content: 'ok' }, { role: 'user', content: '\udfff' }] }))).toEqual(['messages[1].content']);
-      expect(fields(() => validateInput(RunReportUsageRequest, { run_id: 'r', reports: [{ usage_id: '\ud800', model: 'm', input_tokens: 1, output_tokens: 1 }] }))).toEqual(['reports[0].usage_id']);
-      expect(fields(() => validateInput(BriefSaveRequest, { events: [{ kind: 'note', text: '\ud800' }] }))).toEqual(['events[0].text']);
-      expect(fields(() => validateInput(ObserveRecordRequest, { session_id: 's', observations: [{ obs_id: 'o', tool: 'Bash', summary: '\ud800' }] }))).toEqual(['observations[0].summary']);
+      expect(fields(() => validateInput(SetFromMessagesRequest, { messages: [{ role: 'user', content: 'ok' }, { role: 'user', content: '\udfff' }] }))).toEqual(['messages.1.content']);
+      expect(fields(() => validateInput(RunReportUsageRequest, { run_id: 'r', reports: [{ usage_id: '\ud800', model: 'm', input_tokens: 1, output_tokens: 1 }] }))).toEqual(['reports.0.usage_id']);
+      expect(fields(() => validateInput(BriefSaveRequest, { events: [{ kind: 'note', text: '\ud800' }] }))).toEqual(['events.0.text']);
+      expect(fields(() => validateInput(ObserveRecordRequest, { session_id: 's', observations: [{ obs_id: 'o', tool: 'Bash', summary: '\ud800' }] }))).toEqual(['observations.0.summary']);
     });
 
     it('[issue 9: name each bad field] a broken value and a field rule broken elsewhere are both named', () => {
@@ -79,7 +79,40 @@ describe('validation classes [issue 9: validation]', () => {
       expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
       // An odd key (quoted in the error) holding a value nested far too deep: named, never recursed into.
       const deep = JSON.parse(`{"thread_id":"t","role":"user","content":"x","role ":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}}`) as object;
-      expect(fields(() => validateInput(AppendTurnRequest, deep))).toEqual([expect.stringMatching(/^"role "\.a\.a/)]);
+      expect(fields(() => validateInput(AppendTurnRequest, deep))).toEqual([expect.stringMatching(/^"role "\.a\.a/), '"role "']);
+    });
+
+    it('RUNS-01 [issue 13 item 6: pull_requests] one answer names every bad field of every item, dotted (pull_requests.1.number), each with the message of its own failure', () => {
+      const error = capture(() =>
+        validateInput(RunCompleteRequest, {
+          run_id: 'r',
+          status: 'finished',
+          pull_requests: [{ number: 1 }, { number: 2 ** 60, url: 'ftp://x' }, { number: '5', repository: '../etc' }, { number: 0, extra: 1 }, { number: 1.5, url: 'http://x\ud800' }, { number: 3, nested: JSON.parse('['.repeat(100) + ']'.repeat(100)) }],
+        }),
+      );
+      const byField = Object.fromEntries((error.fields ?? []).map((f) => [f.field, f.message]));
+      expect(Object.keys(byField).sort()).toEqual([
+        'pull_requests.1.number', 'pull_requests.1.url', 'pull_requests.2.number', 'pull_requests.2.repository', 'pull_requests.3.extra', 'pull_requests.3.number',
+        'pull_requests.4.number', 'pull_requests.4.url', 'pull_requests.5.nested', `pull_requests.5.nested${'.0'.repeat(Limits.maxJsonDepth - 3)}`, 'status',
+      ].sort());
+      expect(byField['pull_requests.1.number']).toMatch(/not be greater than 2147483647/);
+      expect(byField['pull_requests.2.number']).toMatch(/must be an integer/);
+      expect(byField['pull_requests.3.number']).toMatch(/not be less than 1/);
+      expect(byField['pull_requests.3.extra']).toBe('unknown field');
+      expect(byField['pull_requests.4.number']).toMatch(/must be an integer/);
+      expect(byField['pull_requests.4.url']).toMatch(/well-formed Unicode/);
+      expect(byField['status']).toMatch(/must be one of/);
+      // No bracket paths anywhere: one convention across the API.
+      expect((error.fields ?? []).filter((f) => f.field.includes('['))).toEqual([]);
+    });
+
+    it('[issue 9: validation] a value of the wrong kind is named by its kind rule, not by a range or size rule that also fails on it', () => {
+      const error = capture(() => validateInput(RunCompleteRequest, { run_id: 'r', status: 'succeeded', wrote: 'a.ts', memories_used: [1] }));
+      const byField = Object.fromEntries((error.fields ?? []).map((f) => [f.field, f.message]));
+      expect(byField['wrote']).toMatch(/must be an array/);
+      expect(byField['memories_used']).toMatch(/must be a string/);
+      expect(fields(() => validateInput(AppendTurnRequest, { ...append, tokens: '12' }))).toEqual(['tokens']);
+      expect(capture(() => validateInput(AppendTurnRequest, { ...append, tokens: '12' })).fields?.[0]?.message).toMatch(/must be an integer/);
     });
 
     it('a well-formed surrogate pair (an emoji) is taken', () => {

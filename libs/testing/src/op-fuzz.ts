@@ -28,12 +28,20 @@ export interface FuzzOptions {
   /** Time allowed per op (ms), whatever runsPerOp says. */
   msPerOp: number;
   ops?: readonly OpName[];
+  /**
+   * Valid values by field name, for fields whose valid values the validators cannot tell (a
+   * repository that exists, a path in it): valid bodies then reach past the lookups.
+   */
+  values?: Readonly<Partial<Record<OpName, FieldValues>>>;
   log?: (line: string) => void;
 }
 
+/** Valid values by field name (nested classes' fields included). */
+export type FieldValues = Readonly<Record<string, readonly unknown[]>>;
+
 export interface FuzzFailure {
   op: OpName;
-  rule: 'no-5xx' | 'names-a-field' | 'no-partial-write' | 'still-answers';
+  rule: 'no-5xx' | 'names-a-field' | 'no-partial-write' | 'still-answers' | 'no-secret-echo';
   status: number;
   detail: string;
   body: string;
@@ -56,6 +64,21 @@ const SQL = ["' OR 1=1 --", "'); DROP TABLE conversations; --", '{ns:String}', "
 const CONTROL = ['\u0000', 'a\u0000b', '\u0007\u001b[31mred', '\r\n', '\t', '\u0085\u2028\u2029', '\u200b', '\ufeff'];
 const SURROGATES = ['\ud800', 'a\udfffb', '\ud83d', 'x\udc00', '\ud800\ud800'];
 const MARKS = ['~', 'alice~bob', '~a~b~', '@', '@me', 'a@b', '*', '..', '../../etc/passwd', '/', '%00', 'null', 'undefined', 'NaN'];
+/** Paths and refs that climb out of a repository, name a device, or read as an option to git. */
+const TRAVERSAL = ['../../../../etc/passwd', '..\\..\\windows\\win.ini', '/etc/shadow', 'src/../../../x', '%2e%2e%2f%2e%2e%2f', '....//....//', '/dev/zero', '-', '--output=/tmp/loom-pwned', '-oProxyCommand=touch /tmp/loom-pwned', 'HEAD~1', 'HEAD^{tree}', '@{-1}', 'main..HEAD', 'refs/heads/../../x', ':/fix', 'file:///etc/passwd', '\\\\server\\share', 'C:\\x'];
+/**
+ * Secrets a caller pastes into a text field: a fuzz test checks that none comes back in an
+ * answer or reaches a log line. Made up, never real, but each is a high shape.
+ */
+export const FUZZ_SECRETS = [
+  'ghp_R8kd2Lq9Vx7mN4pT6wZ1yB3cF5hJ0sA2eG4i',
+  'sk-proj-Qm7Tz2Lx9Vb4Nc6Rd8Sf1Gh3Jk5Lp0Wq2Er4Ty6U',
+  'AKIAQ7X2M4N6P8R0T2V4',
+  'password=Hunter2Secret!9',
+  'xoxb-2048-4096-Zq8Wm3Rt7Yp1Lk5Hn9Bv',
+  '4111 1111 1111 1111',
+];
+const SECRET_TEXT = FUZZ_SECRETS.map((secret) => `here it is: ${secret}`);
 const NUMBERS = [0, -1, 1, 1.5, -0.5, 2 ** 31, 2 ** 32, 2 ** 32 + 5, 2 ** 53, 2 ** 53 + 2, 1e21, -1e21, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, 1e308];
 
 /** A value of any JSON type, small. */
@@ -71,7 +94,7 @@ const anyJson: fc.Arbitrary<unknown> = fc.oneof(
 
 /** Text a hostile caller sends in a string field. */
 const hostileString: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(...SQL, ...CONTROL, ...SURROGATES, ...MARKS, '', ' ', '\u00e9\u0301', '👍'),
+  fc.constantFrom(...SQL, ...CONTROL, ...SURROGATES, ...MARKS, ...TRAVERSAL, ...FUZZ_SECRETS, ...SECRET_TEXT, '', ' ', '\u00e9\u0301', '👍'),
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.integer({ min: 256, max: 70_000 }).map((n) => 'x'.repeat(n)),
   fc.constantFrom(...SQL, ...SURROGATES, ...MARKS).chain((s) => fc.string({ maxLength: 12 }).map((t) => `${t}${s}${t}`)),
@@ -100,8 +123,10 @@ const hostile: fc.Arbitrary<unknown> = fc.oneof(
 const ids = (prefix: string) => fc.constantFrom(`${prefix}1`, `${prefix}2`, `${prefix}3`);
 const wordy = fc.constantFrom('we moved the invoices to ledger two', 'deploy failed on step three', 'the cache key is stale', 'Ünïcödé wörds and 数字 42', 'password is not here');
 
-function validValue(field: FieldModel, namespace: string): fc.Arbitrary<unknown> {
+function validValue(field: FieldModel, namespace: string, values?: FieldValues): fc.Arbitrary<unknown> {
   const { name } = field;
+  const hinted = values?.[name];
+  if (hinted && hinted.length > 0) return fc.constantFrom(...hinted);
   if (name === 'namespace') return fc.constant(namespace);
   if (name === 'agent') return fc.constantFrom('default', 'fuzz-agent');
   if (name === 'namespace_list') return fc.constant([namespace]);
@@ -121,9 +146,9 @@ function validValue(field: FieldModel, namespace: string): fc.Arbitrary<unknown>
     case 'strings':
       return fc.array(field.pattern ? fc.constant(namespace) : wordy, { minLength: field.minItems ?? 0, maxLength: Math.min(field.maxItems ?? 3, 3) });
     case 'nested':
-      return requestBody(field.nested!, namespace, 0);
+      return requestBody(field.nested!, namespace, 0, values);
     case 'nestedArray':
-      return fc.array(requestBody(field.nested!, namespace, 0), { minLength: Math.max(1, field.minItems ?? 1), maxLength: 3 });
+      return fc.array(requestBody(field.nested!, namespace, 0, values), { minLength: Math.max(1, field.minItems ?? 1), maxLength: 3 });
     case 'string':
       if (name.endsWith('_id') || name === 'message_ids' || name === 'confirm_thread_id') return ids(name.replace(/_id$/, '').slice(0, 4));
       if (name === 'cursor') return fc.constantFrom('WyIxIl0', 'bm90IGEgY3Vyc29y');
@@ -139,9 +164,12 @@ function validValue(field: FieldModel, namespace: string): fc.Arbitrary<unknown>
  * A body for one request class: each field left out (when optional), valid, or hostile, and
  * sometimes a field the class does not have. `hostileShare` is the chance a field is hostile.
  */
-function requestBody(model: RequestModel, namespace: string, hostileShare: number): fc.Arbitrary<Record<string, unknown>> {
+function requestBody(model: RequestModel, namespace: string, hostileShare: number, values?: FieldValues): fc.Arbitrary<Record<string, unknown>> {
   const entries = model.fields.map((field) => {
-    const choices: Array<fc.WeightedArbitrary<unknown>> = [{ arbitrary: validValue(field, namespace), weight: 10 }];
+    const choices: Array<fc.WeightedArbitrary<unknown>> = [{ arbitrary: validValue(field, namespace, values), weight: 10 }];
+    // A nested class gets hostile fields of its own too (pull_requests.1.number, mapping.issues.table).
+    if (hostileShare > 0 && field.nested && field.kind === 'nestedArray') choices.push({ arbitrary: fc.array(requestBody(field.nested, namespace, hostileShare, values), { minLength: 1, maxLength: 3 }), weight: 3 });
+    if (hostileShare > 0 && field.nested && field.kind === 'nested') choices.push({ arbitrary: requestBody(field.nested, namespace, hostileShare, values), weight: 3 });
     if (hostileShare > 0) choices.push({ arbitrary: hostile, weight: Math.round(hostileShare * 10) });
     if (field.optional) choices.push({ arbitrary: fc.constant(undefined), weight: 4 });
     return [field.name, fc.oneof(...choices)] as const;
@@ -160,7 +188,7 @@ function requestBody(model: RequestModel, namespace: string, hostileShare: numbe
 /** One call: a JSON body (serialised with raw parts), or raw text that is not a JSON object. */
 type FuzzCall = { body: Record<string, unknown> } | { raw: string };
 
-function callsFor(op: OpName, namespace: string): fc.Arbitrary<FuzzCall> {
+function callsFor(op: OpName, namespace: string, values?: FieldValues): fc.Arbitrary<FuzzCall> {
   const model = requestModel(Ops[op].request as new () => object);
   const wholeBody = fc.oneof(
     fc.constantFrom('', '[]', '"x"', '1', 'null', 'true', '{"namespace": ', '{"a":1,}', '\u0000', '{"a":"\\ud800"}', '{"a":1e999}', '{"namespace":"x","namespace":"y"}'),
@@ -168,8 +196,8 @@ function callsFor(op: OpName, namespace: string): fc.Arbitrary<FuzzCall> {
     fc.constant(`{"x":"${'y'.repeat(1_400_000)}"}`),
   );
   return fc.oneof(
-    { arbitrary: requestBody(model, namespace, 0).map((body) => ({ body })), weight: 4 },
-    { arbitrary: requestBody(model, namespace, 0.2).map((body) => ({ body })), weight: 5 },
+    { arbitrary: requestBody(model, namespace, 0, values).map((body) => ({ body })), weight: 4 },
+    { arbitrary: requestBody(model, namespace, 0.2, values).map((body) => ({ body })), weight: 5 },
     { arbitrary: wholeBody.map((raw) => ({ raw })), weight: 1 },
   );
 }
@@ -233,7 +261,7 @@ export async function fuzzOps(target: FuzzTarget, options: FuzzOptions): Promise
     report.runs[op] = 0;
     report.statuses[op] = {};
     const contractFields = requestModel(Ops[op].request as new () => object).fields.map((f) => f.name);
-    const property = fc.asyncProperty(callsFor(op, target.namespace), async (call) => {
+    const property = fc.asyncProperty(callsFor(op, target.namespace, options.values?.[op]), async (call) => {
       const text = 'raw' in call ? call.raw : serialize(call.body);
       const shown = text.length > 300 ? `${text.slice(0, 300)}… (${text.length} chars)` : text;
       const correlationId = `fuzz-${options.seed}-${index}-${report.runs[op] ?? 0}`;
@@ -249,6 +277,12 @@ export async function fuzzOps(target: FuzzTarget, options: FuzzOptions): Promise
         // A field the request holds, or one its contract has (a required field left out).
         const known = new Set([...topLevelKeys(text), ...contractFields]);
         if (!fields.some((f) => f.field === '(body)' || known.has(rootOf(f.field)))) fail('names-a-field', JSON.stringify(result.body?.error).slice(0, 300));
+      }
+      // A refusal says what is wrong with a value, never the value: a pasted secret is not sent back.
+      if (result.status >= 400) {
+        const answer = JSON.stringify(result.body);
+        const echoed = FUZZ_SECRETS.filter((secret) => text.includes(secret) && answer.includes(secret));
+        if (echoed.length > 0) fail('no-secret-echo', `${echoed.join(', ')} in ${answer.slice(0, 300)}`);
       }
       if (target.writesOf && result.status >= 400) {
         const written = target.writesOf(correlationId);

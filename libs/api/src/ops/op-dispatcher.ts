@@ -1,6 +1,7 @@
 import { requireEveryNamespace, requireNamespaceWideToken, requireRole, resolveNamespace, type AuthService } from '@loom/auth';
 import { Defaults, isDeploymentWideOp, isOpName, isPerUserOp, Limits, LoomError, Ops, validateInput, type OpName } from '@loom/contracts';
 import { inSpan, withCorrelationId, type Logger, type LoomMetrics } from '@loom/platform';
+import { findHighShapes } from '@loom/sensitivity';
 import type { OpHandlers } from './op-handlers';
 
 /** Room for the rest of an append's fields around 1 MiB of content. */
@@ -38,13 +39,13 @@ export class OpDispatcher {
       const mapped = toErrorResult(error, correlationId);
       status = mapped.status;
       if (status >= 500 && status !== 503) {
-        this.logger.error({ op, namespace, correlation_id: correlationId, err: error }, 'op failed');
+        this.logger.error({ op, namespace, correlation_id: correlationId, err: loggable(error) }, 'op failed');
       }
       return mapped;
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.metrics.opDuration.observe({ op: op ?? 'unknown', status: String(status) }, seconds);
-      this.logger.info({ op: op ?? opName.slice(0, 64), namespace, status, ms: Math.round(seconds * 1e4) / 10, bytes: rawBody.length, correlation_id: correlationId, trace_id: traceId }, 'op');
+      this.logger.info({ op: op ?? withoutHigh(opName).slice(0, 64), namespace, status, ms: Math.round(seconds * 1e4) / 10, bytes: rawBody.length, correlation_id: correlationId, trace_id: traceId }, 'op');
     }
   }
 
@@ -89,12 +90,17 @@ function parseBody(raw: string): unknown {
   }
 }
 
-/** The one error shape: `{ error: { code, message, fields?, correlation_id } }`. */
+/**
+ * The one error shape: `{ error: { code, message, fields?, correlation_id } }`. An error may
+ * quote what the caller sent (an unknown ref, git's own complaint about it); whatever in it reads
+ * as high is withheld, so a pasted secret is never sent back, nor logged.
+ */
 export function toErrorResult(error: unknown, correlationId: string): DispatchResult {
   if (LoomError.isLoomError(error)) {
+    const fields = error.fields?.map((f) => ({ field: withoutHigh(f.field), message: withoutHigh(f.message) }));
     return {
       status: error.status,
-      body: { error: { code: error.code, message: error.message, ...(error.fields ? { fields: error.fields } : {}), correlation_id: correlationId } },
+      body: { error: { code: error.code, message: withoutHigh(error.message), ...(fields ? { fields } : {}), correlation_id: correlationId } },
     };
   }
   return {
@@ -104,3 +110,23 @@ export function toErrorResult(error: unknown, correlationId: string): DispatchRe
 }
 
 export type { OpName };
+
+/** `text` with each span that reads as high replaced by `[withheld]`. */
+export function withoutHigh(text: string): string {
+  const shapes = findHighShapes(text);
+  if (shapes.length === 0) return text;
+  let out = '';
+  let at = 0;
+  for (const { start, end } of shapes) {
+    if (end <= at) continue;
+    out += `${text.slice(at, Math.max(at, start))}[withheld]`;
+    at = end;
+  }
+  return out + text.slice(at);
+}
+
+/** An error as the log shows it: its message and stack without what reads as high. */
+function loggable(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  return { type: error.name, message: withoutHigh(error.message), stack: withoutHigh(error.stack ?? '') };
+}

@@ -281,7 +281,8 @@ export type SearchMode = (typeof SearchModes)[number];
 /** Searches turns by meaning and by words (`hybrid`, the default), or one of them (`vector`, `lexical`), over every namespace the token can read unless `namespace_scope` is `namespace`. */
 export class SearchTurnsRequest extends AgentScopedRequest {
   @IsString() @MinLength(1) @MaxLength(Limits.maxQueryChars, { message: `query must be at most ${Limits.maxQueryChars} characters` }) query!: string;
-  @Optional() @IsIn(SearchModes, { message: (args) => `search_mode ${JSON.stringify(args.value)} is not one of ${SearchModes.join(', ')}` })
+  // The value is quoted back only when it reads as a mode name ("fuzzy"): a refusal never sends back a pasted secret or 4,000 characters.
+  @Optional() @IsIn(SearchModes, { message: (args) => `search_mode ${typeof args.value === 'string' && /^[A-Za-z][A-Za-z_-]{0,31}$/.test(args.value) ? `${JSON.stringify(args.value)} ` : ''}is not one of ${SearchModes.join(', ')}` })
   search_mode?: SearchMode;
   /** The BM25 leg's share in hybrid mode, 0-1 (default 0.8); 0 ranks by the vector leg alone, 1 by BM25 alone. */
   @Optional() @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'lexical_weight must be a number from 0 to 1' })

@@ -1,5 +1,5 @@
 import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { IsoTime, NamespacedRequest, Optional } from '../common.dto';
+import { HTTP_URL_NO_QUERY_PATTERN, IsoTime, NamespacedRequest, Optional } from '../common.dto';
 import type { IncidentLinkView } from '../tracker/tracker.dto';
 
 /** A repository's name in Loom: what history ops name it by. */
@@ -14,7 +14,7 @@ export class CodeAddRequest extends NamespacedRequest {
   /** Defaults to the last part of the path. */
   @Optional() @IsString() @Matches(REPO_NAME, { message: REPO_NAME_MESSAGE }) name?: string;
   /** The branch, tag or commit to index up to; HEAD when omitted. */
-  @Optional() @IsString() @MinLength(1) @MaxLength(256) @Matches(/^[^\s~^:?*[\\]+$/, { message: 'ref must be a branch, tag or commit name' }) ref?: string;
+  @Optional() @IsString() @MinLength(1) @MaxLength(256) @Matches(/^(?!-)[^\s~^:?*[\\]+$/, { message: 'ref must be a branch, tag or commit name (not starting with -, which git would read as an option)' }) ref?: string;
   /** Wait for the ingest to finish before answering (the CLI polls code.list instead). */
   @Optional() @IsBoolean() wait?: boolean;
 
@@ -42,7 +42,7 @@ export class CodeGithubSyncRequest extends NamespacedRequest {
    */
   @Optional() @IsString() @MinLength(1) @MaxLength(1_024) @Matches(/^[\x21-\x7e]+$/, { message: 'token must be a GitHub token (printable characters, no spaces)' }) token?: string;
   /** GitHub Enterprise Server's API (`https://github.example.com/api/v3`); default LOOM_GITHUB_API_URL. */
-  @Optional() @IsString() @MaxLength(2_048) @Matches(/^https?:\/\/[^\s/?#]+[^\s?#]*$/, { message: 'api_url must be an http(s) URL without query, e.g. https://api.github.com' }) api_url?: string;
+  @Optional() @IsString() @MaxLength(2_048) @Matches(HTTP_URL_NO_QUERY_PATTERN, { message: 'api_url must be an http(s) URL without query or credentials (user:password@), e.g. https://api.github.com' }) api_url?: string;
   /** Wait for the sync to finish (or pause) before answering. */
   @Optional() @IsBoolean() wait?: boolean;
 

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
-import { AgentScopedRequest, IdField, IsoTime, Optional } from '../common.dto';
+import { AgentScopedRequest, HTTP_URL_PATTERN, IdField, IsoTime, Optional } from '../common.dto';
 
 export const RunStatuses = ['running', 'succeeded', 'failed', 'abandoned', 'ended', 'idle_closed'] as const;
 export type RunStatus = (typeof RunStatuses)[number];
@@ -30,7 +30,7 @@ export class RunBeginRequest extends AgentScopedRequest {
 export class RunPullRequest {
   @IsInt() @Min(1) @Max(2_147_483_647) number!: number;
   @Optional() @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/, { message: 'repository must be a repository name as code.add takes it (letters, digits, _ . -; up to 128)' }) repository?: string;
-  @Optional() @IsString() @Matches(/^https?:\/\/[^\s/]+\S*$/, { message: 'url must be an http(s) URL' }) @MaxLength(2_000) url?: string;
+  @Optional() @IsString() @Matches(HTTP_URL_PATTERN, { message: 'url must be an http(s) URL without credentials (user:password@)' }) @MaxLength(2_000) url?: string;
 }
 
 /** Completes a run with its status and outcome. */

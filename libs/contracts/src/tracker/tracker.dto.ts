@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsObject, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
-import { IsoTime, NamespacedRequest, Optional } from '../common.dto';
+import { HTTP_URL_PATTERN, IsoTime, NamespacedRequest, Optional } from '../common.dto';
 
 /**
  * A name Loom puts into SQL: a database, table or column of the team's own ClickHouse. Only plain
@@ -31,7 +31,7 @@ export const TRACKER_EMBEDDED = 'embedded';
 export class TrackerConnection {
   @IsString()
   @MaxLength(2_048)
-  @Matches(/^(embedded|https?:\/\/\S+)$/, { message: 'url must be "embedded" (Loom\'s own engine) or an http(s) URL of a ClickHouse server' })
+  @Matches(new RegExp(`^embedded$|${HTTP_URL_PATTERN.source}`), { message: 'url must be "embedded" (Loom\'s own engine) or an http(s) URL of a ClickHouse server, without credentials (give them as user and password)' })
   url!: string;
   @Optional() @IsString() @MaxLength(256) user?: string;
   /** Stored to connect; never logged and never answered. */
@@ -140,7 +140,7 @@ export class TrackerSourceRegisterRequest extends NamespacedRequest {
   @IsObject() @ValidateNested() @Type(() => TrackerConnection) connection!: TrackerConnection;
   @IsObject() @ValidateNested() @Type(() => TrackerMapping) mapping!: TrackerMapping;
   /** Base URL of the tracker's issue pages, for links in answers (e.g. https://github.com/acme/app/issues/). */
-  @Optional() @IsString() @MaxLength(512) @Matches(/^https?:\/\/\S+$/, { message: 'issue_url_base must be an http(s) URL' }) issue_url_base?: string;
+  @Optional() @IsString() @MaxLength(512) @Matches(HTTP_URL_PATTERN, { message: 'issue_url_base must be an http(s) URL without credentials (user:password@)' }) issue_url_base?: string;
 
   static readonly example: TrackerSourceRegisterRequest = Object.assign(new TrackerSourceRegisterRequest(), {
     connection: { url: 'https://clickhouse.acme.internal:8443', user: 'loom_reader', password: 'reader-secret', database: 'tracker' },
