@@ -1069,9 +1069,11 @@ export interface GithubSourceView {
   /** owner/name on GitHub. */
   github: string;
   api_url: string;
-  state: 'failed' | 'ready' | 'syncing' | 'paused';
-  /** Why it paused or failed, and what to do; null otherwise. */
+  state: 'failed' | 'ready' | 'interrupted' | 'syncing' | 'paused';
+  /** Why it paused, failed or was interrupted, and what to do; null otherwise. */
   reason: string | null;
+  /** The command that resumes a sync that is not running (paused, failed, interrupted); null otherwise. */
+  resume: string | null;
   /** When a rate limit ends and the sync goes on by itself; null when it is not waiting. */
   resume_at: string | null;
   /** Which token the last sync used: the op's (`request`), LOOM_GITHUB_TOKEN (`config`) or none. Never the token. */
@@ -1353,9 +1355,11 @@ export interface RepositoryView {
   name: string;
   path: string;
   ref: string;
-  state: 'failed' | 'ingesting' | 'ready';
-  /** Why the last ingest failed; null otherwise. */
+  state: 'failed' | 'ingesting' | 'ready' | 'interrupted';
+  /** Why the last ingest failed or was interrupted, and what to do; null otherwise. */
   error: string | null;
+  /** The command that resumes a failed or interrupted ingest from its checkpoint; null otherwise. */
+  resume: string | null;
   commits_indexed: number;
   commits_total: number;
   head: string | null;

@@ -956,12 +956,20 @@ export const WireSchemas: WireSchemaSet = {
           "enum": [
             "failed",
             "ready",
+            "interrupted",
             "syncing",
             "paused"
           ]
         },
         "reason": {
-          "description": "Why it paused or failed, and what to do; null otherwise.",
+          "description": "Why it paused, failed or was interrupted, and what to do; null otherwise.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "resume": {
+          "description": "The command that resumes a sync that is not running (paused, failed, interrupted); null otherwise.",
           "type": [
             "string",
             "null"
@@ -1012,6 +1020,7 @@ export const WireSchemas: WireSchemaSet = {
         "api_url",
         "state",
         "reason",
+        "resume",
         "resume_at",
         "token",
         "pull_requests",
@@ -2028,11 +2037,19 @@ export const WireSchemas: WireSchemaSet = {
           "enum": [
             "failed",
             "ingesting",
-            "ready"
+            "ready",
+            "interrupted"
           ]
         },
         "error": {
-          "description": "Why the last ingest failed; null otherwise.",
+          "description": "Why the last ingest failed or was interrupted, and what to do; null otherwise.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "resume": {
+          "description": "The command that resumes a failed or interrupted ingest from its checkpoint; null otherwise.",
           "type": [
             "string",
             "null"
@@ -2071,6 +2088,7 @@ export const WireSchemas: WireSchemaSet = {
         "ref",
         "state",
         "error",
+        "resume",
         "commits_indexed",
         "commits_total",
         "head",
