@@ -29,6 +29,7 @@ import { ReviewBriefs } from './insights/review-brief';
 import { basename, resolve } from 'node:path';
 import { CodeIngest } from './ingest/code-ingest';
 import type { GithubSourceRow } from './github/github-rows';
+import { allowedApis, apiBase } from './github/api-urls';
 import { GithubStore } from './github/github-store';
 import { GithubSync, rerunCommand, WAITS_IN_PROCESS, type GithubSyncRequest } from './github/github-sync';
 import { HistoryQueries } from './queries/history-queries';
@@ -46,6 +47,8 @@ export interface CodeHistoryOptions {
   githubToken?: string;
   /** LOOM_GITHUB_API_URL (default https://api.github.com). */
   githubApiUrl?: string;
+  /** LOOM_GITHUB_API_URLS: the other APIs an op's api_url may name; any else answers 400 (ADR 0031). */
+  githubApiUrls?: readonly string[];
   /** The longest rate-limit wait a GitHub sync takes in process (default 65 min). */
   githubMaxWaitMs?: number;
   /** The runs that named each PR on completion (the runs plane's answer); history answers link to them. */
@@ -125,9 +128,10 @@ export class CodeHistory {
    */
   async syncGithub(namespace: string, input: CodeGithubSyncRequest): Promise<CodeGithubSyncResponse> {
     this.requireOn();
+    const configApi = this.defaultApi();
+    // Before anything is asked of any server: only the APIs the operator allowed are called.
+    const apiUrl = input.api_url === undefined ? configApi : this.allowedApi(input.api_url);
     await this.queries.repository(namespace, input.repository);
-    const configApi = (this.options.githubApiUrl ?? GITHUB_API).replace(/\/+$/, '');
-    const apiUrl = (input.api_url ?? configApi).replace(/\/+$/, '');
     // The deployment's token goes to the deployment's API only: an op naming another server must bring its own.
     const configToken = apiUrl === configApi ? this.options.githubToken : undefined;
     const token = input.token ?? configToken;
@@ -201,7 +205,19 @@ export class CodeHistory {
   }
 
   private defaultApi(): string {
-    return (this.options.githubApiUrl ?? GITHUB_API).replace(/\/+$/, '');
+    return apiBase(this.options.githubApiUrl ?? GITHUB_API) ?? GITHUB_API;
+  }
+
+  /** The op's api_url when the deployment allows it (LOOM_GITHUB_API_URL, LOOM_GITHUB_API_URLS); a 400 naming api_url otherwise. */
+  private allowedApi(given: string): string {
+    const allowed = allowedApis(this.defaultApi(), this.options.githubApiUrls);
+    const base = apiBase(given);
+    if (base !== undefined && allowed.includes(base)) return base;
+    throw new LoomError(
+      'invalid_input',
+      `api_url is not a GitHub API this deployment calls (it calls ${allowed.join(', ')}); to sync from a GitHub Enterprise Server, an operator adds its API (https://<host>/api/v3) to LOOM_GITHUB_API_URLS on the gateways (comma-separated) and restarts them`,
+      { fields: [{ field: 'api_url', message: 'not an allowed GitHub API: an operator adds it to LOOM_GITHUB_API_URLS' }] },
+    );
   }
 
   async path(namespace: string, input: HistoryPathRequest): Promise<HistoryPathResponse> {

@@ -40,7 +40,7 @@ export class CodeGithubSyncRequest extends NamespacedRequest {
    * towards LOOM_GITHUB_API_URL), else none (public repositories, 60 requests an hour).
    */
   @Optional() @IsString() @MinLength(1) @MaxLength(1_024) @Matches(/^[\x21-\x7e]+$/, { message: 'token must be a GitHub token (printable characters, no spaces)' }) token?: string;
-  /** GitHub Enterprise Server's API (`https://github.example.com/api/v3`); default LOOM_GITHUB_API_URL. */
+  /** GitHub Enterprise Server's API (`https://github.example.com/api/v3`); default LOOM_GITHUB_API_URL. Only LOOM_GITHUB_API_URL and the APIs in the gateway's LOOM_GITHUB_API_URLS are called: any other answers 400 naming api_url. */
   @Optional() @IsString() @MaxLength(2_048) @Matches(/^https?:\/\/[^\s/?#]+[^\s?#]*$/, { message: 'api_url must be an http(s) URL without query, e.g. https://api.github.com' }) api_url?: string;
   /** Wait for the sync to finish (or pause) before answering. */
   @Optional() @IsBoolean() wait?: boolean;

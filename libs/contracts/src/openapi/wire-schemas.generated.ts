@@ -4120,7 +4120,7 @@ export const WireSchemas: WireSchemaSet = {
           }
         },
         "api_url": {
-          "description": "GitHub Enterprise Server's API (`https://github.example.com/api/v3`); default LOOM_GITHUB_API_URL.",
+          "description": "GitHub Enterprise Server's API (`https://github.example.com/api/v3`); default LOOM_GITHUB_API_URL. Only LOOM_GITHUB_API_URL and the APIs in the gateway's LOOM_GITHUB_API_URLS are called: any other answers 400 naming api_url.",
           "schema": {
             "type": "string"
           }
