@@ -16,7 +16,7 @@ const BATCH = 100;
  * checkpoint and every row is there exactly once, the same rows as an ingest that was never
  * interrupted. The gateway writes to a ClickHouse server, so what it wrote before dying stays.
  */
-describe('Code ingest killed mid-way [issue 13: resumable after a crash]', () => {
+describe('Code ingest killed mid-way [issue 13: resumable after a crash] (PRHIST-04)', () => {
   let topology: SplitTopology;
   let ch: ClickHouseClient;
   let repo: { path: string; head: string };
@@ -45,7 +45,7 @@ describe('Code ingest killed mid-way [issue 13: resumable after a crash]', () =>
   const cliAdd = (url: string, onLine?: (line: string) => void): ManagedProcess =>
     launch('loom-code-add', process.execPath, [CLI, 'code', 'add', repo.path, '--name', 'big', '--namespace', ns], { LOOM_URL: url, LOOM_TOKEN: topology.admin.token, LOOM_LOG_LEVEL: 'warn' }, onLine ? { onLine } : {});
 
-  it('[issue 13: resumable after a crash] SIGKILL of the gateway mid-ingest, then `loom code add` again: resumed from the checkpoint, progress shown, each commit, file change, hunk and symbol change stored once', async () => {
+  it('PRHIST-04 [issue 13: resumable after a crash, stale ingesting] SIGKILL of the gateway mid-ingest: code.list says interrupted with the command to resume once its lease lapses; `loom code add` again: resumed from the checkpoint, progress shown, each commit, file change, hunk and symbol change stored once', async () => {
     const progress: string[] = [];
     const first = cliAdd(topology.url, (line) => progress.push(line));
     // Wait until a few batches are in, then kill the process doing the work.
@@ -74,8 +74,17 @@ describe('Code ingest killed mid-way [issue 13: resumable after a crash]', () =>
     expect(left!.last_sha).toBe(mainline[checkpoint - 1]);
     expect((await table('code_commits', ns, checkpoint)).rows).toBe(checkpoint);
 
-    // A new gateway, and the command again: it takes over once the dead one's lease lapses.
+    // A new gateway: while the dead one's lease lasts the ingest may still run somewhere, so it
+    // says ingesting; once the lease lapses nobody runs it, and code.list says so, with the command.
     const again = await topology.startGateway();
+    let listed = (await again.admin.ok('code.list', { namespace: ns })).repositories[0];
+    for (const deadline = Date.now() + 90_000; listed.state === 'ingesting' && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 500));
+      listed = (await again.admin.ok('code.list', { namespace: ns })).repositories[0];
+    }
+    expect(listed).toMatchObject({ name: 'big', state: 'interrupted', commits_indexed: checkpoint, commits_total: COMMITS, resume: `loom code add ${repo.path} --name big` });
+    expect(listed.error).toContain(`stopped at ${checkpoint}/${COMMITS} commits`);
+    // The command again: it resumes from the checkpoint.
     const second: string[] = [];
     const rerun = cliAdd(again.url, (line) => second.push(line));
     expect(await rerun.exited).toBe(0);

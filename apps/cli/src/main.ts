@@ -173,7 +173,7 @@ code
   .option('--name <name>', 'the repository\'s name in Loom (default: the folder\'s name)')
   .option('--ref <ref>', 'branch, tag or commit to index up to (default HEAD)')
   .option('--github <owner/name>', 'then sync its GitHub source (as loom code github)')
-  .option('--github-api <url>', 'with --github: a GitHub Enterprise Server API, https://host/api/v3 (default: the gateway\'s LOOM_GITHUB_API_URL)')
+  .option('--github-api <url>', 'with --github: a GitHub Enterprise Server API, https://host/api/v3 (default: the gateway\'s LOOM_GITHUB_API_URL; others must be in its LOOM_GITHUB_API_URLS)')
   .option('--namespace <ns>', 'the namespace', 'default')
   .option('--url <url>', 'the gateway (default $LOOM_URL)')
   .option('--token <token>', 'an admin token (default $LOOM_TOKEN)')
@@ -182,7 +182,7 @@ code
 code
   .command('github <repository> <owner/name>')
   .description('sync an added repository\'s GitHub source: merged and open PRs, reviews, review comments, issues; the token comes from $GITHUB_TOKEN (else the gateway\'s LOOM_GITHUB_TOKEN); rerun to take what is new or to resume')
-  .option('--github-api <url>', 'a GitHub Enterprise Server API, https://host/api/v3 (default: the gateway\'s LOOM_GITHUB_API_URL)')
+  .option('--github-api <url>', 'a GitHub Enterprise Server API, https://host/api/v3 (default: the gateway\'s LOOM_GITHUB_API_URL; others must be in its LOOM_GITHUB_API_URLS)')
   .option('--namespace <ns>', 'the namespace', 'default')
   .option('--url <url>', 'the gateway (default $LOOM_URL)')
   .option('--token <token>', 'an admin Loom token (default $LOOM_TOKEN)')

@@ -5,7 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTrackerTables, FIXTURE_SECRET, startOpenAiCompatibleServer, trackerRegistration, startTestLoom, uniqueNamespace, writeGitFixture, type GitFixture, type OpenAiCompatibleServer, type TestLoom } from '../../testing/src';
+import { createTrackerTables, FIXTURE_SECRET, startOpenAiCompatibleServer, trackerRegistration, startTestLoom, uniqueNamespace, writeGeneratedHistory, writeGitFixture, type GitFixture, type OpenAiCompatibleServer, type TestLoom } from '../../testing/src';
 
 describe('Code history plane, off by default (PRHIST-01, PRHIST-04, SETTINGS-09)', () => {
   let loom: TestLoom;
@@ -193,6 +193,64 @@ describe('Code history: ingest and path, symbol and line history through the API
     // Same head: nothing to do, nothing doubled.
     await loom.admin.ok('code.add', { namespace: ns2, path: more.path, name: 'again', wait: true });
     expect((await loom.admin.ok('history.symbol', { namespace: ns2, repository: 'again', symbol: 'query' })).changes).toHaveLength(2);
+  });
+});
+
+describe('Code history after a crash: the state is honest (PRHIST-04) [issue 13: stale ingesting]', () => {
+  let loom: TestLoom;
+  beforeAll(async () => {
+    loom = await startTestLoom({ withEmbedder: false, env: { LOOM_CODE_INGEST_ENABLED: 'true' } });
+  });
+  afterAll(async () => loom.close());
+
+  it('PRHIST-04 [issue 13: stale ingesting] an ingest and a GitHub sync stored as running that no gateway runs (a restarted gateway: nobody holds their leases) list as interrupted with the command that resumes them; that command finishes the ingest with nothing doubled', async () => {
+    const fixture = writeGitFixture();
+    const ns = uniqueNamespace();
+    const { storage } = loom.gateway.runtime;
+    await loom.admin.ok('code.add', { namespace: ns, path: fixture.path, name: 'cut-short', wait: true });
+    const mainline = execFileSync('git', ['-C', fixture.path, 'rev-list', '--first-parent', '--reverse', 'HEAD'], { encoding: 'utf8' }).trim().split('\n');
+    // What a gateway killed mid-ingest leaves: the state row says ingesting, its checkpoint at commit 3 of 7.
+    // Stored after the ingest's own rows (the newest updated_at wins).
+    await new Promise((r) => setTimeout(r, 5));
+    const at = new Date().toISOString().replace('T', ' ').replace('Z', '');
+    await storage.insert(storage.tables.codeRepositories, [
+      { namespace: ns, name: 'cut-short', path: fixture.path, ref: 'HEAD', state: 'ingesting', error: '', last_sha: mainline[2], commits: 3, commits_total: 7, started_at: at, updated_at: at },
+    ]);
+    // And one killed mid GitHub sync: its source row says syncing (the token it was given is gone with it).
+    await storage.insert(storage.tables.codeGithubSources, [
+      { namespace: ns, repo: 'cut-short', github: 'acme/demo', api_url: 'https://api.github.com', token_source: 'request', state: 'syncing', reason: '', resume_at: null, pulls_since: '', review_comments_since: '', issues_since: '', pull_requests: 2, review_comments: 0, issues: 0, requests: 3, synced_at: null, updated_at: at },
+    ]);
+    const listed = (await loom.admin.ok('code.list', { namespace: ns })).repositories[0];
+    expect(listed).toMatchObject({ name: 'cut-short', state: 'interrupted', commits_indexed: 3, commits_total: 7, resume: `loom code add ${fixture.path} --name cut-short` });
+    expect(listed.error).toContain('stopped at 3/7 commits');
+    expect(listed.error).toContain(listed.resume);
+    expect(listed.github).toMatchObject({ state: 'interrupted', resume: 'GITHUB_TOKEN=<token> loom code github cut-short acme/demo', resume_at: null });
+    expect(listed.github.reason).toContain('give it again');
+    // What is stored is left as it was: the state is worked out when read.
+    const [stored] = await storage.query<{ state: string }>(`SELECT state FROM ${storage.tables.codeRepositories} FINAL WHERE namespace = {ns:String}`, { ns });
+    expect(stored!.state).toBe('ingesting');
+
+    // The resume command's op: it finishes from the checkpoint, and every commit is there once.
+    const resumed = await loom.admin.ok('code.add', { namespace: ns, path: fixture.path, name: 'cut-short', wait: true });
+    expect(resumed.repository).toMatchObject({ state: 'ready', commits_indexed: 7, commits_total: 7, error: null, resume: null, head: fixture.commits.cFile });
+    const [commits] = await storage.query<{ n: string; distinct: string }>(`SELECT count() AS n, uniqExact(sha) AS distinct FROM ${storage.tables.codeCommits} FINAL WHERE namespace = {ns:String}`, { ns });
+    expect([Number(commits!.n), Number(commits!.distinct)]).toEqual([7, 7]);
+    expect((await loom.admin.ok('history.path', { namespace: ns, repository: 'cut-short', path: 'src/connection.ts' })).changes).toHaveLength(5);
+  });
+
+  it('PRHIST-04 [issue 13: stale ingesting] an ingest that runs here lists as ingesting, not interrupted', async () => {
+    const big = writeGeneratedHistory(400);
+    const ns = uniqueNamespace();
+    const started = await loom.admin.ok('code.add', { namespace: ns, path: big.path, name: 'big' });
+    expect(started.repository.state).toBe('ingesting');
+    const states = new Set<string>();
+    for (const deadline = Date.now() + 300_000; Date.now() < deadline; ) {
+      const r = (await loom.admin.ok('code.list', { namespace: ns })).repositories[0];
+      states.add(r.state);
+      if (r.state !== 'ingesting') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect([...states]).toEqual(['ingesting', 'ready']);
   });
 });
 

@@ -30,8 +30,9 @@ import { ReviewBriefs } from './insights/review-brief';
 import { basename, resolve } from 'node:path';
 import { CodeIngest } from './ingest/code-ingest';
 import type { GithubSourceRow } from './github/github-rows';
+import { allowedApis, apiBase } from './github/api-urls';
 import { GithubStore } from './github/github-store';
-import { GithubSync, type GithubSyncRequest } from './github/github-sync';
+import { GithubSync, rerunCommand, WAITS_IN_PROCESS, type GithubSyncRequest } from './github/github-sync';
 import { HistoryQueries } from './queries/history-queries';
 import type { RepositoryRow } from './store/history-rows';
 import { RepositoryStore } from './store/repository-store';
@@ -47,6 +48,8 @@ export interface CodeHistoryOptions {
   githubToken?: string;
   /** LOOM_GITHUB_API_URL (default https://api.github.com). */
   githubApiUrl?: string;
+  /** LOOM_GITHUB_API_URLS: the other APIs an op's api_url may name; any else answers 400 (ADR 0031). */
+  githubApiUrls?: readonly string[];
   /** The longest rate-limit wait a GitHub sync takes in process (default 65 min). */
   githubMaxWaitMs?: number;
   /** The runs that named each PR on completion (the runs plane's answer); history answers link to them. */
@@ -118,7 +121,7 @@ export class CodeHistory {
     await (input.wait ? job.done : job.started);
     // No state yet: another gateway holds the ingest and has not stored its first state.
     const row = (await this.repositories.get(namespace, name)) ?? startingRow(request);
-    return { repository: view(row, await this.github.source(namespace, name)) };
+    return { repository: view(row, await this.github.source(namespace, name), this.defaultApi()) };
   }
 
   /**
@@ -128,9 +131,10 @@ export class CodeHistory {
    */
   async syncGithub(namespace: string, input: CodeGithubSyncRequest): Promise<CodeGithubSyncResponse> {
     this.requireOn();
+    const configApi = this.defaultApi();
+    // Before anything is asked of any server: only the APIs the operator allowed are called.
+    const apiUrl = input.api_url === undefined ? configApi : this.allowedApi(input.api_url);
     await this.queries.repository(namespace, input.repository);
-    const configApi = (this.options.githubApiUrl ?? GITHUB_API).replace(/\/+$/, '');
-    const apiUrl = (input.api_url ?? configApi).replace(/\/+$/, '');
     // The deployment's token goes to the deployment's API only: an op naming another server must bring its own.
     const configToken = apiUrl === configApi ? this.options.githubToken : undefined;
     const token = input.token ?? configToken;
@@ -160,13 +164,63 @@ export class CodeHistory {
     await (input.wait ? job.done : job.started);
     const source = await this.github.source(namespace, input.repository);
     if (!source) throw new LoomError('internal', `the GitHub sync of "${input.repository}" stored no state`);
-    return { repository: input.repository, source: githubView(source) };
+    return { repository: input.repository, source: githubView(source, this.defaultApi()) };
   }
 
   async list(namespace: string): Promise<CodeListResponse> {
     if (!this.options.enabled) return { enabled: false, repositories: [] };
     const [rows, sources] = await Promise.all([this.repositories.list(namespace), this.github.sources(namespace)]);
-    return { enabled: true, repositories: rows.map((r) => view(r, sources.get(r.name))) };
+    const repositories = await Promise.all(
+      rows.map(async (r) => {
+        const [row, source] = await Promise.all([this.honestRepository(r), this.honestSource(sources.get(r.name))]);
+        return view(row, source, this.defaultApi());
+      }),
+    );
+    return { enabled: true, repositories };
+  }
+
+  /**
+   * A stored `ingesting` that nobody runs any more says `interrupted` (ADR 0031): neither this
+   * process nor any other holds the ingest's lease (the gateway that held it was killed and its
+   * lease lapsed). Asked again after the lease check, so an ingest that just finished is not
+   * called interrupted. When the leases cannot be asked, the stored state stands.
+   */
+  private async honestRepository(row: RepositoryRow): Promise<RepositoryRow> {
+    if (row.state !== 'ingesting' || this.running.has(`${row.namespace}\u0000${row.name}`)) return row;
+    if (await this.leases.isHeld(leaseKey('code-ingest', row.namespace, row.name)).catch(() => true)) return row;
+    const now = await this.repositories.get(row.namespace, row.name);
+    return now?.state === 'ingesting' ? { ...now, state: 'interrupted' } : (now ?? row);
+  }
+
+  /** The same for a GitHub sync: stored as running (or waiting out a rate limit in process), but its lease is free. */
+  private async honestSource(source: GithubSourceRow | undefined): Promise<GithubSourceRow | undefined> {
+    if (!source || !runsInProcess(source) || this.running.has(`github\u0000${source.namespace}\u0000${source.repo}`)) return source;
+    if (await this.leases.isHeld(leaseKey('github-sync', source.namespace, source.repo)).catch(() => true)) return source;
+    const now = await this.github.source(source.namespace, source.repo);
+    if (!now || !runsInProcess(now)) return now ?? source;
+    const command = githubResume(now, this.defaultApi());
+    return {
+      ...now,
+      state: 'interrupted',
+      resume_at: null,
+      reason: `the sync stopped when the gateway running it stopped (no gateway holds its lease), and nobody resumed it; run \`${command}\` and it resumes from its checkpoints${now.token_source === 'request' ? ' (the token is never stored: give it again)' : ''}`,
+    };
+  }
+
+  private defaultApi(): string {
+    return apiBase(this.options.githubApiUrl ?? GITHUB_API) ?? GITHUB_API;
+  }
+
+  /** The op's api_url when the deployment allows it (LOOM_GITHUB_API_URL, LOOM_GITHUB_API_URLS); a 400 naming api_url otherwise. */
+  private allowedApi(given: string): string {
+    const allowed = allowedApis(this.defaultApi(), this.options.githubApiUrls);
+    const base = apiBase(given);
+    if (base !== undefined && allowed.includes(base)) return base;
+    throw new LoomError(
+      'invalid_input',
+      `api_url is not a GitHub API this deployment calls (it calls ${allowed.join(', ')}); to sync from a GitHub Enterprise Server, an operator adds its API (https://<host>/api/v3) to LOOM_GITHUB_API_URLS on the gateways (comma-separated) and restarts them`,
+      { fields: [{ field: 'api_url', message: 'not an allowed GitHub API: an operator adds it to LOOM_GITHUB_API_URLS' }] },
+    );
   }
 
   async path(namespace: string, input: HistoryPathRequest): Promise<HistoryPathResponse> {
@@ -274,27 +328,35 @@ function startingRow(request: { namespace: string; name: string; path: string; r
   return { ...request, ref: request.ref ?? 'HEAD', state: 'ingesting', error: '', last_sha: '', commits: 0, commits_total: 0, started_at: now, updated_at: now };
 }
 
-function view(row: RepositoryRow, github: GithubSourceRow | undefined): RepositoryView {
+function view(row: RepositoryRow, github: GithubSourceRow | undefined, defaultApi: string): RepositoryView {
+  const resume = row.state === 'failed' || row.state === 'interrupted' ? addCommand(row) : null;
+  const error =
+    row.state === 'interrupted'
+      ? `the ingest stopped at ${Number(row.commits)}/${Number(row.commits_total)} commits when the gateway running it stopped (no gateway holds its lease), and nobody resumed it; run \`${resume}\` on a machine that has the clone, and it resumes from the checkpoint`
+      : row.error;
   return {
     name: row.name,
     path: row.path,
     ref: row.ref,
     state: row.state,
-    error: row.error === '' ? null : row.error,
+    error: error === '' ? null : error,
+    resume,
     commits_indexed: Number(row.commits),
     commits_total: Number(row.commits_total),
     head: row.last_sha === '' ? null : row.last_sha,
     updated_at: iso(row.updated_at),
-    github: github ? githubView(github) : null,
+    github: github ? githubView(github, defaultApi) : null,
   };
 }
 
-function githubView(row: GithubSourceRow): GithubSourceView {
+function githubView(row: GithubSourceRow, defaultApi: string): GithubSourceView {
+  const waiting = row.state === 'syncing' || row.state === 'ready' || runsInProcess(row);
   return {
     github: row.github,
     api_url: row.api_url,
     state: row.state,
     reason: row.reason === '' ? null : row.reason,
+    resume: waiting ? null : githubResume(row, defaultApi),
     resume_at: row.resume_at ? iso(row.resume_at) : null,
     token: row.token_source,
     pull_requests: row.pull_requests,
@@ -304,6 +366,24 @@ function githubView(row: GithubSourceRow): GithubSourceView {
     synced_at: row.synced_at ? iso(row.synced_at) : null,
     updated_at: iso(row.updated_at),
   };
+}
+
+/** Stored as running in some gateway: syncing, or paused on a rate-limit wait taken in process. */
+function runsInProcess(row: GithubSourceRow): boolean {
+  return row.state === 'syncing' || (row.state === 'paused' && row.reason.includes(WAITS_IN_PROCESS));
+}
+
+/** `loom code add` again, as the CLI takes it: the clone's path, the name and the ref. */
+function addCommand(row: RepositoryRow): string {
+  return `loom code add ${shellWord(row.path)} --name ${shellWord(row.name)}${row.ref && row.ref !== 'HEAD' ? ` --ref ${shellWord(row.ref)}` : ''}`;
+}
+
+function githubResume(row: GithubSourceRow, defaultApi: string): string {
+  return rerunCommand(row.repo, row.github, { apiUrl: row.api_url === defaultApi ? undefined : row.api_url, withToken: row.token_source === 'request' });
+}
+
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 function iso(value: string): string {

@@ -16,6 +16,11 @@ export class InMemoryLeaseManager implements LeaseManager {
     return pollUntil(async () => this.tryAcquire(key), options);
   }
 
+  async isHeld(key: string): Promise<boolean> {
+    const held = this.holdings.get(key);
+    return held !== undefined && held.expiresAt > this.now();
+  }
+
   private tryAcquire(key: string): Lease | undefined {
     const held = this.holdings.get(key);
     if (held && held.expiresAt > this.now()) return undefined;

@@ -27,6 +27,11 @@ export interface AcquireOptions {
 export interface LeaseManager {
   /** The lease, or undefined when another holder kept it for the whole wait. */
   acquire(key: string, options?: AcquireOptions): Promise<Lease | undefined>;
+  /**
+   * Whether someone holds the lease on `key` now (a live holder, renewing it). Reading only: it
+   * never takes the lease, so a status view can ask without getting in a worker's way.
+   */
+  isHeld(key: string): Promise<boolean>;
   /** How long an unrenewed lease lasts. */
   readonly ttlMs: number;
   close(): Promise<void>;

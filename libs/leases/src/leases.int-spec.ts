@@ -79,6 +79,25 @@ describe.each([
     await next!.release();
   });
 
+  it('[issue 13: honest ingest state] isHeld says whether a live holder has the key, without taking it: held, released, and lapsed when the holder stops renewing', async () => {
+    const leases = make(1_000);
+    await expect(leases.isHeld('peek')).resolves.toBe(false);
+    const held = await leases.acquire('peek');
+    await expect(leases.isHeld('peek')).resolves.toBe(true);
+    // Asking never takes it: the holder still renews, and nobody else can acquire.
+    await held!.renew();
+    await expect(leases.acquire('peek')).resolves.toBeUndefined();
+    await held!.release();
+    await expect(leases.isHeld('peek')).resolves.toBe(false);
+    // A holder that dies (stops renewing): held until the TTL, then not.
+    await leases.acquire('peek');
+    await expect(leases.isHeld('peek')).resolves.toBe(true);
+    const deadline = Date.now() + 6_000;
+    while ((await leases.isHeld('peek')) && Date.now() < deadline) await sleep(100);
+    await expect(leases.isHeld('peek')).resolves.toBe(false);
+    expect(Date.now()).toBeLessThan(deadline);
+  });
+
   it('withLease renews while the work runs longer than the TTL, and releases after', async () => {
     const leases = make(600);
     const outcome = await withLease(leases, 'long-work', async (lease) => {

@@ -38,6 +38,18 @@ export class NatsKvLeaseManager implements LeaseManager {
     return pollUntil(() => this.tryAcquire(key), { pollMs: 100, ...options });
   }
 
+  async isHeld(key: string): Promise<boolean> {
+    if (!this.reachable()) throw new LeasesUnreachableError('leases are unavailable: the connection to NATS is down; retry once it is back');
+    try {
+      const entry = await (await this.bucketView()).get(encodeKey(key));
+      // A holder that stopped renewing has aged out of the bucket (no entry); a release deletes it.
+      return entry !== null && entry.operation === 'PUT';
+    } catch (error) {
+      this.kv = undefined;
+      throw new LeasesUnreachableError(`leases are unavailable: NATS did not answer (${(error as Error).message}); retry once it is back`, error);
+    }
+  }
+
   private async tryAcquire(key: string): Promise<Lease | undefined> {
     if (!this.reachable()) throw new LeasesUnreachableError('leases are unavailable: the connection to NATS is down; retry once it is back');
     const holder = encoder.encode(randomUUID());

@@ -536,7 +536,7 @@ export interface CodeGithubSyncRequest {
   github: string;
   /** A token that can read the repository (a fine-grained token needs read access to Pull requests, Issues and Metadata). Held in the syncing gateway's memory while the sync runs and never stored, logged or answered. Without it the gateway's LOOM_GITHUB_TOKEN is used (only towards LOOM_GITHUB_API_URL), else none (public repositories, 60 requests an hour). */
   token?: string;
-  /** GitHub Enterprise Server's API (`https://github.example.com/api/v3`); default LOOM_GITHUB_API_URL. */
+  /** GitHub Enterprise Server's API (`https://github.example.com/api/v3`); default LOOM_GITHUB_API_URL. Only LOOM_GITHUB_API_URL and the APIs in the gateway's LOOM_GITHUB_API_URLS are called: any other answers 400 naming api_url. */
   api_url?: string;
   /** Wait for the sync to finish (or pause) before answering. */
   wait?: boolean;
@@ -1121,9 +1121,11 @@ export interface GithubSourceView {
   /** owner/name on GitHub. */
   github: string;
   api_url: string;
-  state: 'failed' | 'ready' | 'syncing' | 'paused';
-  /** Why it paused or failed, and what to do; null otherwise. */
+  state: 'failed' | 'ready' | 'interrupted' | 'syncing' | 'paused';
+  /** Why it paused, failed or was interrupted, and what to do; null otherwise. */
   reason: string | null;
+  /** The command that resumes a sync that is not running (paused, failed, interrupted); null otherwise. */
+  resume: string | null;
   /** When a rate limit ends and the sync goes on by itself; null when it is not waiting. */
   resume_at: string | null;
   /** Which token the last sync used: the op's (`request`), LOOM_GITHUB_TOKEN (`config`) or none. Never the token. */
@@ -1459,9 +1461,11 @@ export interface RepositoryView {
   name: string;
   path: string;
   ref: string;
-  state: 'failed' | 'ingesting' | 'ready';
-  /** Why the last ingest failed; null otherwise. */
+  state: 'failed' | 'ingesting' | 'ready' | 'interrupted';
+  /** Why the last ingest failed or was interrupted, and what to do; null otherwise. */
   error: string | null;
+  /** The command that resumes a failed or interrupted ingest from its checkpoint; null otherwise. */
+  resume: string | null;
   commits_indexed: number;
   commits_total: number;
   head: string | null;

@@ -34,7 +34,8 @@ export async function codeAddCommand(path: string, options: TargetOptions & { na
   if (tty) process.stderr.write('\n');
   if (options.json) process.stdout.write(`${JSON.stringify({ repository })}\n`);
   else if (repository.state === 'ready') process.stdout.write(`indexed ${repository.name}: ${repository.commits_indexed} commits up to ${repository.head?.slice(0, 12) ?? '-'}\nnext: loom history path ${repository.name} <file>\n`);
-  if (repository.state === 'failed') throw new Error(`the ingest of ${repository.name} failed: ${repository.error ?? 'no reason given'}; run loom code add again to resume`);
+  if (repository.state === 'failed') throw new Error(`the ingest of ${repository.name} failed: ${repository.error ?? 'no reason given'}; run \`${repository.resume ?? 'loom code add'}\` to resume`);
+  if (repository.state === 'interrupted') throw new Error(`the ingest of ${repository.name} was interrupted: ${repository.error ?? 'its gateway stopped'}`);
   if (options.github) await codeGithubCommand(repository.name, options.github, options);
 }
 

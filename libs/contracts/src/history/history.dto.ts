@@ -41,7 +41,7 @@ export class CodeGithubSyncRequest extends NamespacedRequest {
    * towards LOOM_GITHUB_API_URL), else none (public repositories, 60 requests an hour).
    */
   @Optional() @IsString() @MinLength(1) @MaxLength(1_024) @Matches(/^[\x21-\x7e]+$/, { message: 'token must be a GitHub token (printable characters, no spaces)' }) token?: string;
-  /** GitHub Enterprise Server's API (`https://github.example.com/api/v3`); default LOOM_GITHUB_API_URL. */
+  /** GitHub Enterprise Server's API (`https://github.example.com/api/v3`); default LOOM_GITHUB_API_URL. Only LOOM_GITHUB_API_URL and the APIs in the gateway's LOOM_GITHUB_API_URLS are called: any other answers 400 naming api_url. */
   @Optional() @IsString() @MaxLength(2_048) @Matches(HTTP_URL_NO_QUERY_PATTERN, { message: 'api_url must be an http(s) URL without query or credentials (user:password@), e.g. https://api.github.com' }) api_url?: string;
   /** Wait for the sync to finish (or pause) before answering. */
   @Optional() @IsBoolean() wait?: boolean;
@@ -118,15 +118,22 @@ export class HistoryReviewBriefRequest extends RepositoryScoped {
   static readonly example: HistoryReviewBriefRequest = Object.assign(new HistoryReviewBriefRequest(), { repository: 'clickhouse-js', pr_number: 950 });
 }
 
-export type RepositoryState = 'ingesting' | 'ready' | 'failed';
+/**
+ * `interrupted`: the stored state says `ingesting`, but no gateway holds the ingest's lease any
+ * more (the one running it was killed, and nobody took it over): nothing runs until someone
+ * resumes it with `resume`. Never stored; `code.list` works it out (ADR 0031).
+ */
+export type RepositoryState = 'ingesting' | 'ready' | 'failed' | 'interrupted';
 
 export interface RepositoryView {
   name: string;
   path: string;
   ref: string;
   state: RepositoryState;
-  /** Why the last ingest failed; null otherwise. */
+  /** Why the last ingest failed or was interrupted, and what to do; null otherwise. */
   error: string | null;
+  /** The command that resumes a failed or interrupted ingest from its checkpoint; null otherwise. */
+  resume: string | null;
   commits_indexed: number;
   commits_total: number;
   head: string | null;
@@ -135,16 +142,22 @@ export interface RepositoryView {
   github: GithubSourceView | null;
 }
 
-/** `paused`: a rate limit (until `resume_at`) or a refused token; `reason` says what to do. */
-export type GithubSourceState = 'syncing' | 'ready' | 'paused' | 'failed';
+/**
+ * `paused`: a rate limit (until `resume_at`) or a refused token; `reason` says what to do.
+ * `interrupted`: stored as `syncing` (or waiting out a rate limit), but no gateway holds the
+ * sync's lease any more (the one running it was killed); never stored (ADR 0031).
+ */
+export type GithubSourceState = 'syncing' | 'ready' | 'paused' | 'failed' | 'interrupted';
 
 export interface GithubSourceView {
   /** owner/name on GitHub. */
   github: string;
   api_url: string;
   state: GithubSourceState;
-  /** Why it paused or failed, and what to do; null otherwise. */
+  /** Why it paused, failed or was interrupted, and what to do; null otherwise. */
   reason: string | null;
+  /** The command that resumes a sync that is not running (paused, failed, interrupted); null otherwise. */
+  resume: string | null;
   /** When a rate limit ends and the sync goes on by itself; null when it is not waiting. */
   resume_at: string | null;
   /** Which token the last sync used: the op's (`request`), LOOM_GITHUB_TOKEN (`config`) or none. Never the token. */

@@ -972,12 +972,20 @@ export const WireSchemas: WireSchemaSet = {
           "enum": [
             "failed",
             "ready",
+            "interrupted",
             "syncing",
             "paused"
           ]
         },
         "reason": {
-          "description": "Why it paused or failed, and what to do; null otherwise.",
+          "description": "Why it paused, failed or was interrupted, and what to do; null otherwise.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "resume": {
+          "description": "The command that resumes a sync that is not running (paused, failed, interrupted); null otherwise.",
           "type": [
             "string",
             "null"
@@ -1028,6 +1036,7 @@ export const WireSchemas: WireSchemaSet = {
         "api_url",
         "state",
         "reason",
+        "resume",
         "resume_at",
         "token",
         "pull_requests",
@@ -2268,11 +2277,19 @@ export const WireSchemas: WireSchemaSet = {
           "enum": [
             "failed",
             "ingesting",
-            "ready"
+            "ready",
+            "interrupted"
           ]
         },
         "error": {
-          "description": "Why the last ingest failed; null otherwise.",
+          "description": "Why the last ingest failed or was interrupted, and what to do; null otherwise.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "resume": {
+          "description": "The command that resumes a failed or interrupted ingest from its checkpoint; null otherwise.",
           "type": [
             "string",
             "null"
@@ -2311,6 +2328,7 @@ export const WireSchemas: WireSchemaSet = {
         "ref",
         "state",
         "error",
+        "resume",
         "commits_indexed",
         "commits_total",
         "head",
@@ -4376,7 +4394,7 @@ export const WireSchemas: WireSchemaSet = {
           }
         },
         "api_url": {
-          "description": "GitHub Enterprise Server's API (`https://github.example.com/api/v3`); default LOOM_GITHUB_API_URL.",
+          "description": "GitHub Enterprise Server's API (`https://github.example.com/api/v3`); default LOOM_GITHUB_API_URL. Only LOOM_GITHUB_API_URL and the APIs in the gateway's LOOM_GITHUB_API_URLS are called: any other answers 400 naming api_url.",
           "schema": {
             "type": "string"
           }

@@ -116,7 +116,7 @@ export class GithubClient {
       const message = await messageOf(response);
       if (message === undefined && response.status === 404) throw new GithubError('http', `${this.apiUrl} answered ${url.pathname} with 404 and no JSON: it is not GitHub's REST API`, 404);
       if (response.status === 401) {
-        throw new GithubError('unauthorized', `GitHub refused the token (401 ${message || 'Bad credentials'}): it is revoked, expired or mistyped`, 401);
+        throw new GithubError('unauthorized', `GitHub refused the token (401 ${quote(message) || 'Bad credentials'}): it is revoked, expired or mistyped`, 401);
       }
       if (response.status === 403 || response.status === 429) {
         const header = response.headers.get('retry-after');
@@ -137,14 +137,14 @@ export class GithubClient {
           await this.wait(until, `GitHub's secondary rate limit (${response.status}, no retry-after: waiting ${2 ** (secondary - 1)} min)`);
           continue;
         }
-        throw new GithubError('forbidden', `GitHub refused access to ${url.pathname} (403 ${message || 'Forbidden'})`, 403);
+        throw new GithubError('forbidden', `GitHub refused access to ${url.pathname} (403 ${quote(message) || 'Forbidden'})`, 403);
       }
       if (response.status === 404) throw new GithubError('not_found', `GitHub has no ${url.pathname} (404), or the token cannot see it`, 404);
       if (response.status >= 500 && serverErrors++ < SERVER_ERROR_RETRIES) {
         await this.sleep(1000 * 2 ** serverErrors);
         continue;
       }
-      throw new GithubError('http', `GitHub answered ${url.pathname} with ${response.status}${message ? ` (${message})` : ''}`, response.status);
+      throw new GithubError('http', `GitHub answered ${url.pathname} with ${response.status}${quote(message) ? ` (${quote(message)})` : ''}`, response.status);
     }
   }
 
@@ -209,12 +209,24 @@ function resetOf(headers: Headers): Date | undefined {
   return Number.isFinite(reset) && reset > 0 ? new Date(reset * 1000) : undefined;
 }
 
-/** GitHub's error message (`{"message": …}`); undefined when the answer is not JSON (not GitHub). */
+/** The longest piece of a remote error message quoted (GitHub's own are short: "Bad credentials", "Not Found"). */
+const QUOTED_MESSAGE_CHARS = 80;
+
+/** GitHub's error message (`{"message": …}`), to classify the answer by; undefined when it is not JSON (not GitHub). Never quoted whole: see quote. */
 async function messageOf(response: Response): Promise<string | undefined> {
   try {
     const body = (await response.json()) as { message?: unknown };
-    return typeof body?.message === 'string' ? body.message.slice(0, 300) : '';
+    return typeof body?.message === 'string' ? body.message.trim().slice(0, 1_000) : '';
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What an error quotes of a server's message: only one that reads like GitHub's own (one short
+ * line of printable ASCII), else nothing. An error answered to a caller never carries more than
+ * a few words of what a server sent (ADR 0031).
+ */
+export function quote(message: string | undefined): string {
+  return message !== undefined && message.length <= QUOTED_MESSAGE_CHARS && /^[\x20-\x7e]*$/.test(message) ? message : '';
 }

@@ -28,6 +28,23 @@ const TOKENS = [REQUEST_TOKEN, CONFIG_TOKEN];
 const CLI = resolve(__dirname, '..', '..', '..', '..', 'dist', 'apps', 'cli', 'src', 'main.js');
 const run = promisify(execFile);
 
+/** Free loopback ports, found by listening on port 0 and closing again. */
+async function freePorts(count: number): Promise<number[]> {
+  const found = new Set<number>();
+  while (found.size < count) {
+    found.add(
+      await new Promise<number>((resolve) => {
+        const s = createServer();
+        s.listen(0, '127.0.0.1', () => {
+          const p = (s.address() as { port: number }).port;
+          s.close(() => resolve(p));
+        });
+      }),
+    );
+  }
+  return [...found];
+}
+
 interface SourceView {
   state: string;
   reason: string | null;
@@ -46,8 +63,17 @@ describe('Code history: the GitHub source (PRHIST-02) [issue 13: github source]'
   const logLines: string[] = [];
   const logs = () => logLines.join('');
 
+  /** Loopback ports the tests' fake GitHubs listen on, allowed ahead in LOOM_GITHUB_API_URLS (the deployment's own is LOOM_GITHUB_API_URL). */
+  let ports: number[] = [];
+  const port = (): number => {
+    const next = ports.shift();
+    if (next === undefined) throw new Error('no port left: reserve more in beforeAll');
+    return next;
+  };
+
   beforeAll(async () => {
     fixture = writeGitFixture();
+    ports = await freePorts(12);
     configGithub = await startFakeGithub({ data: githubDataFor(fixture), pageSize: 2, tokens: TOKENS });
     llm = await startOpenAiCompatibleServer({ chat: () => '{"what_changed": "Queries stop after 30 seconds.", "why": "They hung on a slow server; a reviewer asked for a configurable limit."}' });
     const sink = new Writable({
@@ -61,6 +87,7 @@ describe('Code history: the GitHub source (PRHIST-02) [issue 13: github source]'
       env: {
         LOOM_CODE_INGEST_ENABLED: 'true',
         LOOM_GITHUB_API_URL: configGithub.baseUrl,
+        LOOM_GITHUB_API_URLS: ports.map((p) => `http://127.0.0.1:${p}`).join(','),
         LOOM_GITHUB_TOKEN: CONFIG_TOKEN,
         LOOM_GITHUB_MAX_WAIT_SECONDS: '5',
         LOOM_LLM_BASE_URL: llm.baseUrl,
@@ -91,7 +118,7 @@ describe('Code history: the GitHub source (PRHIST-02) [issue 13: github source]'
     let gh: FakeGithub;
     let ns: string;
     beforeAll(async () => {
-      gh = await startFakeGithub({ data: githubDataFor(fixture), pageSize: 2, tokens: TOKENS });
+      gh = await startFakeGithub({ data: githubDataFor(fixture), pageSize: 2, tokens: TOKENS, port: port() });
       ns = await added();
       const synced = await sync(ns, gh);
       expect(synced.status).toBe(200);
@@ -211,7 +238,7 @@ describe('Code history: the GitHub source (PRHIST-02) [issue 13: github source]'
   });
 
   it('PRHIST-02 [issue 13: rate limits] a 403 secondary limit with retry-after pauses the sync; code.list and the log say so and when it resumes; then it finishes by itself', async () => {
-    const gh = await startFakeGithub({ data: githubDataFor(fixture), tokens: TOKENS });
+    const gh = await startFakeGithub({ data: githubDataFor(fixture), tokens: TOKENS, port: port() });
     try {
       const ns = await added();
       gh.inject({ kind: 'secondary', match: /\/issues$/, retryAfterSeconds: 2 });
@@ -242,7 +269,7 @@ describe('Code history: the GitHub source (PRHIST-02) [issue 13: github source]'
   });
 
   it('PRHIST-02 [issue 13: rate limits] a spent primary limit (429, x-ratelimit-remaining 0) waits until x-ratelimit-reset; one beyond LOOM_GITHUB_MAX_WAIT_SECONDS stops paused with when to rerun, and the rerun finishes with nothing doubled', async () => {
-    const gh = await startFakeGithub({ data: githubDataFor(fixture), tokens: TOKENS });
+    const gh = await startFakeGithub({ data: githubDataFor(fixture), tokens: TOKENS, port: port() });
     try {
       const ns = await added();
       gh.inject({ kind: 'primary', match: /\/pulls\/comments$/, resetInSeconds: 1, status: 429 });
@@ -266,7 +293,7 @@ describe('Code history: the GitHub source (PRHIST-02) [issue 13: github source]'
   });
 
   it('PRHIST-02 [issue 13: revoked token] a token revoked during the sync (401) pauses it with a reason naming what to do; a rerun with a valid token resumes from the checkpoints', async () => {
-    const gh = await startFakeGithub({ data: githubDataFor(fixture), tokens: TOKENS });
+    const gh = await startFakeGithub({ data: githubDataFor(fixture), tokens: TOKENS, port: port() });
     try {
       const ns = await added();
       gh.inject({ kind: 'unauthorized', match: /\/pulls\/comments$/ });
@@ -286,7 +313,7 @@ describe('Code history: the GitHub source (PRHIST-02) [issue 13: github source]'
   });
 
   it('PRHIST-02: a renamed repository (301 to its new name on the same API) is followed, with the token', async () => {
-    const gh = await startFakeGithub({ data: githubDataFor(fixture), tokens: TOKENS, renamedFrom: 'acme/old-demo' });
+    const gh = await startFakeGithub({ data: githubDataFor(fixture), tokens: TOKENS, renamedFrom: 'acme/old-demo', port: port() });
     try {
       const ns = await added();
       expect((await sync(ns, gh, { github: 'acme/old-demo' })).body.source).toMatchObject({ state: 'ready', github: 'acme/old-demo', pull_requests: 8, review_comments: 9, issues: 5 });
@@ -304,7 +331,7 @@ describe('Code history: the GitHub source (PRHIST-02) [issue 13: github source]'
     const viaConfig = await loom.admin.ok('code.github_sync', { namespace: ns, repository: 'demo', github: 'acme/demo', wait: true });
     expect(viaConfig.source).toMatchObject({ state: 'ready', token: 'config', api_url: configGithub.baseUrl, pull_requests: 8 });
     expect(new Set(configGithub.requests.map((r) => r.authorization))).toEqual(new Set([`Bearer ${CONFIG_TOKEN}`]));
-    const other = await startFakeGithub({ data: githubDataFor(fixture) });
+    const other = await startFakeGithub({ data: githubDataFor(fixture), port: port() });
     try {
       const ns2 = await added();
       const none = await sync(ns2, other, { token: undefined });
@@ -316,7 +343,7 @@ describe('Code history: the GitHub source (PRHIST-02) [issue 13: github source]'
   });
 
   it('PRHIST-02 [issue 13: reached from everywhere] `loom code add <path> --github owner/name` indexes, then syncs with the token from GITHUB_TOKEN (never an argument); `loom code list` shows the source', async () => {
-    const gh = await startFakeGithub({ data: githubDataFor(fixture), tokens: TOKENS });
+    const gh = await startFakeGithub({ data: githubDataFor(fixture), tokens: TOKENS, port: port() });
     try {
       const ns = uniqueNamespace();
       const target = ['--namespace', ns, '--url', loom.url, '--token', loom.admin.token];
@@ -337,15 +364,47 @@ describe('Code history: the GitHub source (PRHIST-02) [issue 13: github source]'
     }
   });
 
+  it('PRHIST-02 [issue 13: api_url SSRF] an api_url the deployment does not allow (a metadata address, a loopback server not in LOOM_GITHUB_API_URLS, another path on an allowed host, credentials in it) answers 400 naming api_url and how to allow it, before any request; an allowed server\'s long error text is not quoted back', async () => {
+    const ns = await added();
+    const unlisted = await startFakeGithub({ data: githubDataFor(fixture) });
+    try {
+      for (const api_url of ['http://169.254.169.254/latest/meta-data', 'http://[fd00:ec2::254]', unlisted.baseUrl, `${configGithub.baseUrl}/other/api/v3`, `http://user:pw@${configGithub.baseUrl.slice('http://'.length)}`]) {
+        const refused = await loom.admin.call('code.github_sync', { namespace: ns, repository: 'demo', github: 'acme/demo', api_url, token: REQUEST_TOKEN });
+        expect({ api_url, status: refused.status, fields: refused.body.error.fields }).toEqual({ api_url, status: 400, fields: [{ field: 'api_url', message: 'not an allowed GitHub API: an operator adds it to LOOM_GITHUB_API_URLS' }] });
+        expect(refused.body.error.message).toContain('LOOM_GITHUB_API_URLS');
+      }
+      expect(unlisted.requests).toEqual([]);
+      expect((await loom.admin.ok('code.list', { namespace: ns })).repositories[0].github).toBeNull();
+    } finally {
+      await unlisted.close();
+    }
+    // The deployment's own API, spelt differently (a trailing slash, the default path), is the same API.
+    const spelt = await loom.admin.call('code.github_sync', { namespace: ns, repository: 'demo', github: 'acme/demo', api_url: `${configGithub.baseUrl}//`, wait: true });
+    expect([spelt.status, spelt.body.source?.state, spelt.body.source?.token]).toEqual([200, 'ready', 'config']);
+    // An allowed server answering with a long message (as a metadata service would): the 400 quotes none of it.
+    const leak = 'AccessKeyId ASIA' + 'X'.repeat(40) + ' SecretAccessKey ' + 'y'.repeat(120);
+    const chatty = createHttpServer((_req, res) => {
+      res.statusCode = 418;
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ message: leak }));
+    });
+    const chattyPort = port();
+    await new Promise<void>((r) => chatty.listen(chattyPort, '127.0.0.1', r));
+    try {
+      const answer = await loom.admin.call('code.github_sync', { namespace: ns, repository: 'demo', github: 'acme/demo', api_url: `http://127.0.0.1:${chattyPort}` });
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.fields).toEqual([{ field: 'api_url', message: "not GitHub's REST API" }]);
+      expect(JSON.stringify(answer.body)).not.toContain('AccessKeyId');
+      expect(JSON.stringify(answer.body)).not.toContain('yyyy');
+    } finally {
+      await new Promise((r) => chatty.close(r));
+    }
+  });
+
   it('[issue 13: bad input] an unreachable API, a repository GitHub does not have, a refused token, a repository not added, malformed fields: each a clear error naming what to fix, never a 500', async () => {
     const ns = await added();
-    const closedPort = await new Promise<number>((resolve) => {
-      const s = createServer();
-      s.listen(0, '127.0.0.1', () => {
-        const port = (s.address() as { port: number }).port;
-        s.close(() => resolve(port));
-      });
-    });
+    // Allowed, but nothing listens there.
+    const closedPort = port();
     const unreachable = await loom.admin.call('code.github_sync', { namespace: ns, repository: 'demo', github: 'acme/demo', api_url: `http://127.0.0.1:${closedPort}`, token: REQUEST_TOKEN });
     expect(unreachable.status).toBe(400);
     expect(unreachable.body.error.fields).toEqual([{ field: 'api_url', message: "GitHub's API could not be reached there" }]);
@@ -359,9 +418,10 @@ describe('Code history: the GitHub source (PRHIST-02) [issue 13: github source]'
     expect(JSON.stringify(revoked.body)).not.toContain('ghp_revoked');
     // A server that is not GitHub's API: HTML, not JSON.
     const web = createHttpServer((_req, res) => res.end('<html>hello</html>'));
-    await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
+    const webPort = port();
+    await new Promise<void>((r) => web.listen(webPort, '127.0.0.1', r));
     try {
-      const notGithub = await loom.admin.call('code.github_sync', { namespace: ns, repository: 'demo', github: 'acme/demo', api_url: `http://127.0.0.1:${(web.address() as { port: number }).port}` });
+      const notGithub = await loom.admin.call('code.github_sync', { namespace: ns, repository: 'demo', github: 'acme/demo', api_url: `http://127.0.0.1:${webPort}` });
       expect(notGithub.status).toBe(400);
       expect(notGithub.body.error.fields).toEqual([{ field: 'api_url', message: "not GitHub's REST API" }]);
     } finally {

@@ -90,7 +90,7 @@ export class GithubSync {
       maxWaitMs: options.maxWaitMs,
       onPause: async (until, reason) => {
         log?.warn({ repository: request.repo, github: request.github, resume_at: until.toISOString() }, `github sync ${request.repo}: paused, ${reason}; resumes at ${until.toISOString()}`);
-        await save({ state: 'paused', reason: `${reason}; it resumes by itself at ${until.toISOString()}`, resume_at: formatMillis(until) });
+        await save({ state: 'paused', reason: `${reason}; ${WAITS_IN_PROCESS} at ${until.toISOString()}`, resume_at: formatMillis(until) });
       },
       onResume: async () => {
         log?.info({ repository: request.repo, github: request.github }, `github sync ${request.repo}: resumed`);
@@ -158,7 +158,14 @@ export class GithubSync {
   }
 }
 
-/** The command that reruns a sync, for reasons (the CLI takes a token from GITHUB_TOKEN, never from its arguments). */
+/** What a paused source's reason says while the sync waits out a rate limit in its gateway. */
+export const WAITS_IN_PROCESS = 'it resumes by itself';
+
+/** The command that reruns a sync (the CLI takes a token from GITHUB_TOKEN, never from its arguments). */
+export function rerunCommand(repo: string, github: string, options: { apiUrl?: string | undefined; withToken?: boolean } = {}): string {
+  return `${options.withToken ? 'GITHUB_TOKEN=<token> ' : ''}loom code github ${repo} ${github}${options.apiUrl ? ` --github-api ${options.apiUrl}` : ''}`;
+}
+
 function rerun(request: GithubSyncRequest, withToken = false): string {
   return `${withToken ? 'GITHUB_TOKEN=<new token> ' : ''}loom code github ${request.repo} ${request.github}`;
 }

@@ -1,9 +1,12 @@
+import type { RepositoryState } from '@loom/contracts';
+
 /** The stored rows of the code index, as inserted (see migrations 0039-0043). */
 export interface RepositoryRow {
   namespace: string;
   name: string;
   path: string;
   ref: string;
+  /** Stored: ingesting, ready or failed; `interrupted` is worked out when read (ADR 0031). */
   state: RepositoryState;
   error: string;
   last_sha: string;
@@ -12,8 +15,6 @@ export interface RepositoryRow {
   started_at: string;
   updated_at: string;
 }
-
-export type RepositoryState = 'ingesting' | 'ready' | 'failed';
 
 export interface CommitRow {
   namespace: string;

@@ -163,6 +163,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
       llm: metered('review'),
       githubToken: config.code.githubToken,
       githubApiUrl: config.code.githubApiUrl,
+      githubApiUrls: config.code.githubApiUrls,
       githubMaxWaitMs: config.code.githubMaxWaitSeconds * 1000,
       runsNamingPullRequests: (namespace, repository, numbers) => runs.runsNamingPullRequests(namespace, repository, numbers),
       // Incidents come from the tracker plane's source, read live (PRHIST-02).

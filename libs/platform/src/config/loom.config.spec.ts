@@ -68,6 +68,15 @@ describe('loadConfig', () => {
     );
   });
 
+  it('[issue 13: api_url SSRF] LOOM_GITHUB_API_URLS: none by default; comma-separated http(s) URLs, normalised; credentials, a query or another scheme fail the start', () => {
+    expect(loadConfig({}).code).toMatchObject({ githubApiUrl: 'https://api.github.com', githubApiUrls: [] });
+    expect(loadConfig({ LOOM_GITHUB_API_URLS: ' https://GitHub.Example.com/api/v3/ ,http://127.0.0.1:8080' }).code.githubApiUrls).toEqual(['https://github.example.com/api/v3', 'http://127.0.0.1:8080']);
+    expect(() => loadConfig({ LOOM_GITHUB_API_URLS: 'https://ok.example.com/api/v3,ftp://x.example.com' })).toThrow(/LOOM_GITHUB_API_URLS must be comma-separated http\(s\) URLs.*ftp:\/\/x\.example\.com/);
+    expect(() => loadConfig({ LOOM_GITHUB_API_URLS: 'https://u:s3cretpw@x.example.com' })).toThrow(/LOOM_GITHUB_API_URLS .*\(got a URL with credentials\)/);
+    expect(() => loadConfig({ LOOM_GITHUB_API_URLS: 'https://u:s3cretpw@x.example.com' })).not.toThrow(/s3cretpw/);
+    expect(() => loadConfig({ LOOM_GITHUB_API_URLS: 'https://x.example.com/api?x=1' })).toThrow(/LOOM_GITHUB_API_URLS/);
+  });
+
   it('TRACE-03: no trace sink unless one is set; an OTLP URL turns otlp on, with its headers (values never echoed)', () => {
     expect(loadConfig({}).traces).toEqual({ mode: 'none' });
     expect(loadConfig({ LOOM_TRACES_OTLP_URL: 'http://collector:4318/v1/traces', LOOM_TRACES_OTLP_HEADERS: 'Authorization=Basic cGs6c2s=, x-scope=a%2Cb' }).traces).toEqual({

@@ -71,6 +71,8 @@ export interface LoomConfig {
     githubToken: string | undefined;
     /** LOOM_GITHUB_API_URL: GitHub's REST API, or a GitHub Enterprise Server's. */
     githubApiUrl: string;
+    /** LOOM_GITHUB_API_URLS: the other APIs code.github_sync's api_url may name (GitHub Enterprise Servers); none else is called. */
+    githubApiUrls: string[];
     /** LOOM_GITHUB_MAX_WAIT_SECONDS: the longest rate-limit wait a sync takes in process before it stops paused. */
     githubMaxWaitSeconds: number;
   };
@@ -129,6 +131,7 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   { name: 'LOOM_GITHUB_TOKEN', default: '(unset)', meaning: 'token of the GitHub source (`loom code github`) when the op gives none; sent only to LOOM_GITHUB_API_URL, never stored or logged' },
   { name: 'LOOM_GITHUB_MAX_WAIT_SECONDS', default: '3900', meaning: 'the longest GitHub rate-limit wait a sync takes in the gateway; a longer one stops it paused, with when to rerun' },
   { name: 'LOOM_GITHUB_API_URL', default: 'https://api.github.com', meaning: 'GitHub\'s REST API for the GitHub source, or a GitHub Enterprise Server\'s (https://host/api/v3)' },
+  { name: 'LOOM_GITHUB_API_URLS', default: '(none)', meaning: 'more GitHub APIs code.github_sync\'s api_url may name, comma-separated (GitHub Enterprise Servers, https://host/api/v3); any other api_url is refused, so an admin cannot aim the gateway at other hosts' },
   { name: 'LOOM_CONVERSATION_TITLER_ENABLED', default: 'true', meaning: 'the titler worker gives untitled threads an LLM-written title; false stops every title write' },
   { name: 'LOOM_CONVERSATION_TITLER_WINDOW_HOURS', default: '168', meaning: 'only threads with a turn in this many past hours are titled' },
   { name: 'LOOM_CONVERSATION_TITLER_MIN_TURNS', default: '4', meaning: 'only threads with at least this many live turns (any role) are titled' },
@@ -383,6 +386,7 @@ export function loadConfigSections<K extends ConfigSection>(
       ingestEnabled: bool('LOOM_CODE_INGEST_ENABLED', false),
       githubToken: str('LOOM_GITHUB_TOKEN'),
       githubApiUrl: (url('LOOM_GITHUB_API_URL') ?? 'https://api.github.com').replace(/\/+$/, ''),
+      githubApiUrls: apiUrls(str('LOOM_GITHUB_API_URLS'), problems),
       githubMaxWaitSeconds: int('LOOM_GITHUB_MAX_WAIT_SECONDS', 3_900, 0, 86_400),
     }),
     briefCondenser: () => ({
@@ -512,4 +516,25 @@ function otlpHeaders(raw: string | undefined, problems: string[]): Record<string
     }
   }
   return headers;
+}
+
+/** LOOM_GITHUB_API_URLS: comma-separated http(s) URLs without credentials, query or fragment. */
+function apiUrls(raw: string | undefined, problems: string[]): string[] {
+  const urls: string[] = [];
+  for (const entry of (raw ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
+    let url: URL | undefined;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.search || url.hash) {
+      // An entry with credentials in it is not echoed.
+      const shown = url && (url.username || url.password) ? 'a URL with credentials' : `"${entry.slice(0, 200)}"`;
+      problems.push(`LOOM_GITHUB_API_URLS must be comma-separated http(s) URLs without credentials, query or fragment (got ${shown})`);
+      continue;
+    }
+    urls.push(`${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`);
+  }
+  return urls;
 }
