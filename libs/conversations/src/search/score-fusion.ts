@@ -9,6 +9,35 @@ export function fusionDepth(limit: number): number {
   return Math.min(200, Math.max(100, 2 * limit));
 }
 
+/** `hybridVectorDepth` for the default limit of 10 (ADR 0029). */
+export const HYBRID_VECTOR_DEPTH = 30;
+
+/**
+ * How deep the vector leg of a conversation search ranks in hybrid (the BM25 leg ranks
+ * `fusionDepth`). A vector candidate costs more than a BM25 one (its text and Float32 vector are
+ * read for the exact re-score), and the vector leg ranking 100 took 2-3x a vector search of 10
+ * beside the BM25 statement (ADR 0027). Past the first few dozen, a turn only the vector leg
+ * holds rarely reaches the top 10: over all of LoCoMo (1,982 questions, `hashed`), depth 100 /
+ * 50 / 30 / 20 gave recall@10 0.665 / 0.664 / 0.661 / 0.661 and MRR 0.492 / 0.488 / 0.485 /
+ * 0.483, the coding set the same at every depth (ADR 0029).
+ */
+export function hybridVectorDepth(limit: number): number {
+  return Math.min(fusionDepth(limit), Math.max(HYBRID_VECTOR_DEPTH, 2 * limit));
+}
+
+/**
+ * The highest score a fused turn can reach once neighbours take their share (`withNeighbours`):
+ * its own plus `NEIGHBOUR_SHARE` of the best fused score. A turn whose bound is below the
+ * `limit`-th fused score cannot be in the top `limit` after the neighbour share (shares only
+ * add), so the texts of the others can be read before the neighbours are known.
+ */
+export function mayReachTop(fused: ReadonlyMap<string, number>, limit: number): (score: number) => boolean {
+  const scores = [...fused.values()].sort((a, b) => b - a);
+  const bar = scores.length < limit ? 0 : scores[limit - 1]!;
+  const gain = NEIGHBOUR_SHARE * (scores[0] ?? 0);
+  return (score) => score + gain >= bar;
+}
+
 /**
  * The hybrid's vector leg ranks every turn whose cosine is at least this (or the live floor,
  * when that is lower), and a turn the BM25 leg also found takes its share however weak the
