@@ -272,4 +272,18 @@ describe('Hybrid search [issue 10]', () => {
     expect(new Set(msgIds(wide.hits))).toEqual(new Set(Array.from({ length: 40 }, (_, i) => `v${i}`)));
     expect((await search({ query: 'credentialz' })).hits).toHaveLength(10);
   });
+
+  it('CONV-SEARCH-06 [issue 10: excerpts] a BM25 hit the neighbour share lifts into the answer still shows the text around its matched term', async () => {
+    // BM25 ranks q, b, a (a is long); a sits next to q, whose share lifts it past b.
+    await append({ thread_id: 'x', role: 'user', msg_id: 'q', content: 'paint weekend' });
+    const long = `${'extraordinarily '.repeat(18)}paint weekend`;
+    await append({ thread_id: 'x', role: 'assistant', msg_id: 'a', content: long });
+    await append({ thread_id: 'y', role: 'user', msg_id: 'b', content: `paint weekend ${'groceries '.repeat(8)}` });
+    expect(msgIds((await search({ query: 'paint weekend', search_mode: 'lexical' })).hits)).toEqual(['q', 'b', 'a']);
+    const hybrid = await search({ query: 'paint weekend', lexical_weight: 1, limit: 2 });
+    expect(msgIds(hybrid.hits)).toEqual(['q', 'a']);
+    expect(hybrid.hits[1]!.excerpt).toContain('extraordinarily paint weekend');
+    expect(hybrid.hits[1]!.excerpt.length).toBeLessThan(long.length);
+    expect(hybrid.hits[1]!.excerpt.endsWith('paint weekend')).toBe(true);
+  });
 });

@@ -26,19 +26,6 @@ export function hybridVectorDepth(limit: number): number {
 }
 
 /**
- * The highest score a fused turn can reach once neighbours take their share (`withNeighbours`):
- * its own plus `NEIGHBOUR_SHARE` of the best fused score. A turn whose bound is below the
- * `limit`-th fused score cannot be in the top `limit` after the neighbour share (shares only
- * add), so the texts of the others can be read before the neighbours are known.
- */
-export function mayReachTop(fused: ReadonlyMap<string, number>, limit: number): (score: number) => boolean {
-  const scores = [...fused.values()].sort((a, b) => b - a);
-  const bar = scores.length < limit ? 0 : scores[limit - 1]!;
-  const gain = NEIGHBOUR_SHARE * (scores[0] ?? 0);
-  return (score) => score + gain >= bar;
-}
-
-/**
  * The hybrid's vector leg ranks every turn whose cosine is at least this (or the live floor,
  * when that is lower), and a turn the BM25 leg also found takes its share however weak the
  * cosine. A turn only the vector leg found must still reach the live floor, as in a vector

@@ -12,7 +12,7 @@ import { centredExcerpt } from '../saved/bm25';
 import type { LiveSettingsService } from '../settings/live-settings.service';
 import { firstChars } from '../text';
 import { neighbourExcerptStatement, neighbourStatement } from './neighbour-statement';
-import { convexFusion, fusionDepth, HYBRID_VECTOR_FLOOR, hybridVectorDepth, mayReachTop, NEIGHBOUR_SOURCES, withNeighbours } from './score-fusion';
+import { convexFusion, fusionDepth, HYBRID_VECTOR_FLOOR, hybridVectorDepth, NEIGHBOUR_SOURCES, withNeighbours } from './score-fusion';
 import { candidatesFor, exactCandidatesStatement, latestLive, needsMoreCandidates, quantize, rankExact, vectorCandidatesStatement, type CandidateRow } from './vector-ranking';
 
 /** A hit as read: a vector candidate, or a substring match (which has no score). */
@@ -118,11 +118,12 @@ export class SearchService {
     const vectorRows = new Map(vector.map((r) => [hitKey(r), r]));
     const lexicalRows = new Map(lexical.map((r) => [hitKey(r), r]));
     const rowOf = new Map<string, HitRow>([...lexical.map((r): [string, HitRow] => [hitKey(r), { ...r, excerpt: '' }]), ...vectorRows]);
-    const sources = [...fused].sort((a, b) => b[1] - a[1]).slice(0, NEIGHBOUR_SOURCES).map(([key]) => rowOf.get(key)!);
-    // A hit the BM25 leg found shows the text around its first matched term: the texts of every
-    // BM25 hit that can still reach the top `limit` are read beside the neighbour statement.
-    const reach = mayReachTop(fused, limit);
-    const early = lexical.filter((r) => reach(fused.get(hitKey(r)) ?? 0));
+    const order = [...fused].sort((a, b) => b[1] - a[1]).map(([key]) => key);
+    const sources = order.slice(0, NEIGHBOUR_SOURCES).map((key) => rowOf.get(key)!);
+    // A hit the BM25 leg found shows the text around its first matched term: the texts of the BM25
+    // hits in the fused top `limit` are read beside the neighbour statement (all that can rank was
+    // too many: at 100k turns they spanned ~100 threads, and reading them cost more than the wait).
+    const early = order.slice(0, limit).flatMap((key) => (lexicalRows.has(key) ? [lexicalRows.get(key)!] : []));
     const [neighbours, texts] = await Promise.all([this.neighbours(scope, agent, input, sources), this.fullTexts(early)]);
     for (const [key, row] of neighbours.rows) if (!rowOf.has(key)) rowOf.set(key, row);
     const ranked = [...withNeighbours(fused, neighbours.of)]
@@ -132,8 +133,8 @@ export class SearchService {
       })
       .sort((a, b) => b.score - a.score || (a.row.ts < b.row.ts ? 1 : a.row.ts > b.row.ts ? -1 : 0))
       .slice(0, limit);
-    // A neighbour neither leg found shows its first characters; read only for those in the top `limit`.
-    // (`early` covers every BM25 hit that can rank; the check keeps the answer right if it ever did not.)
+    // A BM25 hit the neighbour share lifted into the top `limit` has its text read now, beside the
+    // excerpts of the neighbours neither leg found (their first characters), read only for those that rank.
     const asked = new Set(early.map(hitKey));
     const late = ranked.flatMap(({ key }) => (lexicalRows.has(key) && !asked.has(key) ? [lexicalRows.get(key)!] : []));
     const bare = ranked.filter(({ key }) => !lexicalRows.has(key) && !vectorRows.has(key)).map(({ row }) => row);
