@@ -63,6 +63,8 @@ interface Config {
   b: number;
   floor: number;
   depth: number;
+  /** How deep the vector leg alone ranks (default `depth`): hybrid's vector leg costs more with each candidate. */
+  vectorDepth?: number;
   fusion: 'rrf' | 'convex' | 'lexical' | 'vector';
   rrfK: number;
   weight: number;
@@ -134,7 +136,7 @@ function rank(p: Prepared, c: Config): Rankings {
       .map((di) => ({ di, s: c.tfidf ? tfidfCos(di) : dot(qv, p.docVec[di]!) }))
       .filter((x) => x.s >= c.floor)
       .sort((a, b) => b.s - a.s)
-      .slice(0, c.depth);
+      .slice(0, c.vectorDepth ?? c.depth);
     const fused = new Map<number, number>();
     const finish = (): Rankings => {
       let scored = [...fused];
@@ -204,6 +206,7 @@ function main(): void {
     { ...shipped, label: 'lexical', fusion: 'lexical', neighbour: undefined },
     { ...shipped, label: 'vector (floor 0.30)', fusion: 'vector', floor: 0.3, neighbour: undefined },
     { ...shipped, label: 'hybrid' },
+    ...[50, 40, 30, 20].map((vectorDepth) => ({ ...shipped, label: `hybrid, vector depth ${vectorDepth}`, vectorDepth })),
     { ...shipped, label: 'hybrid without neighbours', neighbour: undefined },
     { ...shipped, label: 'hybrid, reciprocal rank', fusion: 'rrf', weight: 0.5 },
     { ...base, label: 'before: hybrid (rrf, floor .3, no stems)', k1: 1.2, b: 0.75, floor: 0.3, depth: 20, fusion: 'rrf', weight: 0.5 },

@@ -79,16 +79,20 @@ async function measure(dir: string, count: number): Promise<void> {
   const kindOf = (sql: string): string =>
     /lagInFrame|argMax\(substringUTF8/i.test(sql) ? 'neighbours' : /'turn' AS source|content AS text/.test(sql) ? 'texts' : /max\(version\)/.test(sql) ? 'signature' : /conversation_terms/.test(sql) && /score/.test(sql) ? 'bm25' : /conversation_terms/.test(sql) ? 'stats' : /embedding/.test(sql) ? 'vector' : 'other';
   const query = storage.query.bind(storage);
+  // LAB_BM25_SETTINGS (e.g. "max_threads = 1"): per-query settings on the BM25 statement, to try them.
+  const bm25Settings = process.env['LAB_BM25_SETTINGS'];
   (storage as { query: typeof storage.query }).query = async <T>(sql: string, params?: Record<string, unknown>): Promise<T[]> => {
     const t = performance.now();
     try {
-      return await query<T>(sql, params);
+      return await query<T>(bm25Settings && kindOf(sql) === 'bm25' ? `${sql} SETTINGS ${bm25Settings}` : sql, params);
     } finally {
       const k = kindOf(sql);
       spent.set(k, [...(spent.get(k) ?? []), performance.now() - t]);
     }
   };
-  const service = new SearchService(storage, embedder, settings);
+  // LAB_VECTOR_DEPTH: how deep hybrid's vector leg ranks (default: the service's own).
+  const vectorDepth = process.env['LAB_VECTOR_DEPTH'] ? Number(process.env['LAB_VECTOR_DEPTH']) : undefined;
+  const service = new SearchService(storage, embedder, settings, { statsMaxAgeMs: 60_000, retentionDays: 0, ...(vectorDepth ? { vectorDepth: () => vectorDepth } : {}) });
   const gen = new TurnGenerator(4242);
   const queries = Array.from({ length: count }, (_, i) => gen.query(i % TurnGenerator.topicCount));
   const scope = { all: false as const, namespaces: [NAMESPACE] };
@@ -110,10 +114,12 @@ async function measure(dir: string, count: number): Promise<void> {
 
   };
   spent.clear();
-  await run('vector');
-  await run('lexical');
-  await run('hybrid');
-  await run('hybrid', { thread_id: 'x' }, Math.min(count, 50));
+  // LAB_MODES (e.g. "hybrid"): only those phases.
+  const modes = (process.env['LAB_MODES'] ?? 'vector,lexical,hybrid,thread').split(',');
+  if (modes.includes('vector')) await run('vector');
+  if (modes.includes('lexical')) await run('lexical');
+  if (modes.includes('hybrid')) await run('hybrid');
+  if (modes.includes('thread')) await run('hybrid', { thread_id: 'x' }, Math.min(count, 50));
   // A fingerprint of the answers, to compare rankings between versions.
   const answers: string[] = [];
   for (let i = 0; i < 20; i += 1) {

@@ -246,4 +246,44 @@ describe('Hybrid search [issue 10]', () => {
     }
     expect(msgIds((await search({ query: 'rotation credentialz' })).hits)).toContain('vector-only');
   });
+
+  it('CONV-SEARCH-06 [issue 10: excerpts] in hybrid, a BM25 hit shows the text around its first matched term; a neighbour and a vector-only hit their first characters', async () => {
+    const filler = 'The quarterly report covered budgets, hiring, offices and travel in some detail. '.repeat(5);
+    await append({ thread_id: 't', role: 'user', msg_id: 'q', content: `${filler}So, what did you paint last weekend?` });
+    const answer = `A sunset over the lake, with purple clouds. ${filler}`;
+    await append({ thread_id: 't', role: 'assistant', msg_id: 'a', content: answer });
+    const hybrid = await search({ query: 'paint weekend' });
+    expect(hybrid.mode).toBe('hybrid');
+    expect(msgIds(hybrid.hits).slice(0, 2)).toEqual(['q', 'a']);
+    expect(hybrid.hits[0]!.excerpt).toContain('what did you paint last weekend?');
+    expect(hybrid.hits[0]!.excerpt.startsWith('The quarterly report')).toBe(false);
+    expect(hybrid.hits[1]!.excerpt).toBe(Array.from(answer).slice(0, 240).join(''));
+    // No query word as such: only the vector leg finds it (a short turn: a long one falls under the floor), and it shows its text.
+    await append({ thread_id: 'c', role: 'user', msg_id: 'vector-only', content: 'credentials checklist' });
+    const found = (await search({ query: 'credentialz' })).hits.find((h) => h.msg_id === 'vector-only');
+    expect(found?.excerpt).toBe('credentials checklist');
+  });
+
+  it('CONV-SEARCH-03 [issue 10: hybrid vector depth] the vector leg ranks deeper for a larger limit: 40 turns only it finds all come back at limit 40', async () => {
+    for (let i = 0; i < 40; i += 1) await append({ thread_id: `v${i}`, role: 'user', msg_id: `v${i}`, content: `credentials ${i}` });
+    expect((await search({ query: 'credentialz', search_mode: 'lexical' })).hits).toEqual([]);
+    const wide = await search({ query: 'credentialz', limit: 40 });
+    expect(wide.mode).toBe('hybrid');
+    expect(new Set(msgIds(wide.hits))).toEqual(new Set(Array.from({ length: 40 }, (_, i) => `v${i}`)));
+    expect((await search({ query: 'credentialz' })).hits).toHaveLength(10);
+  });
+
+  it('CONV-SEARCH-06 [issue 10: excerpts] a BM25 hit the neighbour share lifts into the answer still shows the text around its matched term', async () => {
+    // BM25 ranks q, b, a (a is long); a sits next to q, whose share lifts it past b.
+    await append({ thread_id: 'x', role: 'user', msg_id: 'q', content: 'paint weekend' });
+    const long = `${'extraordinarily '.repeat(18)}paint weekend`;
+    await append({ thread_id: 'x', role: 'assistant', msg_id: 'a', content: long });
+    await append({ thread_id: 'y', role: 'user', msg_id: 'b', content: `paint weekend ${'groceries '.repeat(8)}` });
+    expect(msgIds((await search({ query: 'paint weekend', search_mode: 'lexical' })).hits)).toEqual(['q', 'b', 'a']);
+    const hybrid = await search({ query: 'paint weekend', lexical_weight: 1, limit: 2 });
+    expect(msgIds(hybrid.hits)).toEqual(['q', 'a']);
+    expect(hybrid.hits[1]!.excerpt).toContain('extraordinarily paint weekend');
+    expect(hybrid.hits[1]!.excerpt.length).toBeLessThan(long.length);
+    expect(hybrid.hits[1]!.excerpt.endsWith('paint weekend')).toBe(true);
+  });
 });

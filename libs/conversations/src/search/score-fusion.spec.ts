@@ -1,4 +1,4 @@
-import { convexFusion, fusionDepth, NEIGHBOUR_SHARE, withNeighbours } from './score-fusion';
+import { convexFusion, fusionDepth, HYBRID_VECTOR_DEPTH, hybridVectorDepth, NEIGHBOUR_SHARE, withNeighbours } from './score-fusion';
 
 describe('hybrid score fusion [issue 10: fusion]', () => {
   const lexical = [
@@ -44,5 +44,14 @@ describe('hybrid score fusion [issue 10: fusion]', () => {
     expect(fusionDepth(10)).toBe(100);
     expect(fusionDepth(80)).toBe(160);
     expect(fusionDepth(100)).toBe(200);
+  });
+
+  it('CONV-SEARCH-03 [issue 10: hybrid vector depth] the vector leg ranks as deep as the BM25 leg (100 for the default limit)', () => {
+    expect(HYBRID_VECTOR_DEPTH).toBe(100);
+    expect(hybridVectorDepth(10)).toBe(100);
+    expect(hybridVectorDepth(1)).toBe(100);
+    expect(hybridVectorDepth(80)).toBe(160);
+    expect(hybridVectorDepth(100)).toBe(fusionDepth(100));
+    for (const limit of [1, 10, 25, 26, 50, 99, 100]) expect(hybridVectorDepth(limit)).toBeGreaterThanOrEqual(limit);
   });
 });

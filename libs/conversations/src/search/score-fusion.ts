@@ -9,6 +9,24 @@ export function fusionDepth(limit: number): number {
   return Math.min(200, Math.max(100, 2 * limit));
 }
 
+/** `hybridVectorDepth` for the default limit of 10 (ADR 0029). */
+export const HYBRID_VECTOR_DEPTH = 100;
+
+/**
+ * How deep the vector leg of a conversation search ranks in hybrid (the BM25 leg ranks
+ * `fusionDepth`). A vector candidate costs more than a BM25 one (its text and Float32 vector are
+ * read for the exact re-score), and the vector leg ranking 100 took 2-3x a vector search of 10
+ * beside the BM25 statement (ADR 0027). Past the first few dozen, a turn only the vector leg
+ * holds rarely reaches the top 10: over all of LoCoMo (1,982 questions, `hashed`), depth 100 /
+ * 50 / 30 / 20 gave recall@10 0.665 / 0.664 / 0.661 / 0.661 and MRR 0.492 / 0.488 / 0.485 /
+ * 0.483 in the in-process lab; but `npm run eval` (same hour as main) gave LoCoMo quick 0.672 at
+ * 30 and 0.677 at 50 against 0.686, and at 50 the coding set's paraphrase MRR fell below BM25
+ * (0.599 vs 0.604), while a quiet-machine lab showed no measurable gain: kept at 100 (ADR 0029).
+ */
+export function hybridVectorDepth(limit: number): number {
+  return Math.min(fusionDepth(limit), Math.max(HYBRID_VECTOR_DEPTH, 2 * limit));
+}
+
 /**
  * The hybrid's vector leg ranks every turn whose cosine is at least this (or the live floor,
  * when that is lower), and a turn the BM25 leg also found takes its share however weak the

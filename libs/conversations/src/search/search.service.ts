@@ -12,7 +12,7 @@ import { centredExcerpt } from '../saved/bm25';
 import type { LiveSettingsService } from '../settings/live-settings.service';
 import { firstChars } from '../text';
 import { neighbourExcerptStatement, neighbourStatement } from './neighbour-statement';
-import { convexFusion, fusionDepth, HYBRID_VECTOR_FLOOR, NEIGHBOUR_SOURCES, withNeighbours } from './score-fusion';
+import { convexFusion, fusionDepth, HYBRID_VECTOR_FLOOR, hybridVectorDepth, NEIGHBOUR_SOURCES, withNeighbours } from './score-fusion';
 import { candidatesFor, exactCandidatesStatement, latestLive, needsMoreCandidates, quantize, rankExact, vectorCandidatesStatement, type CandidateRow } from './vector-ranking';
 
 /** A hit as read: a vector candidate, or a substring match (which has no score). */
@@ -27,6 +27,8 @@ export interface LexicalSearchOptions {
   statsMaxAgeMs: number;
   /** LOOM_RETENTION_CONVERSATIONS_DAYS (0: keep forever): an expired turn is not found by its words. */
   retentionDays: number;
+  /** How deep hybrid's vector leg ranks for a limit (default `hybridVectorDepth`); the lab tries others. */
+  vectorDepth?: (limit: number) => number;
 }
 
 /** Which namespaces a search covers: a list, or every namespace (an every-namespace token). */
@@ -45,7 +47,7 @@ const B = 0.5;
 export { fusionDepth } from './score-fusion';
 
 /** A neighbour of a hit (neighbour-statement.ts): its columns and the turns on either side. */
-type NeighbourRow = Omit<HitRow, 'excerpt'> & { excerpt?: string; prev_id: string; next_id: string };
+type NeighbourRow = Omit<HitRow, 'excerpt'> & { prev_id: string; next_id: string };
 
 const hitKey = (row: { namespace: string; thread_id: string; msg_id: string }): string => JSON.stringify([row.namespace, row.thread_id, row.msg_id]);
 
@@ -67,6 +69,7 @@ export class SearchService {
   /** Per-namespace BM25 statistics, reused while the namespace's postings are unchanged. */
   private readonly statistics: Bm25Statistics;
   private readonly retentionDays: number;
+  private readonly vectorDepth: (limit: number) => number;
 
   constructor(
     private readonly storage: Storage,
@@ -75,6 +78,7 @@ export class SearchService {
     lexical: LexicalSearchOptions = { statsMaxAgeMs: DEFAULT_STATS_MAX_AGE_MS, retentionDays: 0 },
   ) {
     this.retentionDays = lexical.retentionDays;
+    this.vectorDepth = lexical.vectorDepth ?? hybridVectorDepth;
     this.statistics = new Bm25Statistics(storage, { maxAgeMs: lexical.statsMaxAgeMs, retentionDays: lexical.retentionDays });
   }
 
@@ -94,16 +98,15 @@ export class SearchService {
       return { hits: await this.lexicalHits(rows, excerptChars), mode };
     }
 
-    const depth = fusionDepth(limit);
     const vectorFloor = Math.min(floor, HYBRID_VECTOR_FLOOR);
     // A query holding a secret is never sent to the embedder: the BM25 leg answers alone.
     const vectorLeg = async (): Promise<HitRow[] | undefined> => {
       const embedded = readsAsHigh(input.query) ? undefined : await this.embedder.embed([input.query]);
       const query = usableQueryVector(embedded);
       if (!query) return undefined;
-      return this.vectorSearch(scope, agent, input, { ...query, floor: vectorFloor, limit: depth, excerptChars });
+      return this.vectorSearch(scope, agent, input, { ...query, floor: vectorFloor, limit: this.vectorDepth(limit), excerptChars });
     };
-    const [vector, lexical] = await Promise.all([vectorLeg(), this.lexicalSearch(scope, agent, input, terms, depth)]);
+    const [vector, lexical] = await Promise.all([vectorLeg(), this.lexicalSearch(scope, agent, input, terms, fusionDepth(limit))]);
     if (!vector) return { hits: await this.lexicalHits(lexical.slice(0, limit), excerptChars), mode: 'lexical' };
 
     const weight = input.lexical_weight ?? Defaults.searchLexicalWeight;
@@ -115,7 +118,13 @@ export class SearchService {
     const vectorRows = new Map(vector.map((r) => [hitKey(r), r]));
     const lexicalRows = new Map(lexical.map((r) => [hitKey(r), r]));
     const rowOf = new Map<string, HitRow>([...lexical.map((r): [string, HitRow] => [hitKey(r), { ...r, excerpt: '' }]), ...vectorRows]);
-    const neighbours = await this.neighbours(scope, agent, input, [...fused].sort((a, b) => b[1] - a[1]).slice(0, NEIGHBOUR_SOURCES).map(([key]) => rowOf.get(key)!), excerptChars);
+    const order = [...fused].sort((a, b) => b[1] - a[1]).map(([key]) => key);
+    const sources = order.slice(0, NEIGHBOUR_SOURCES).map((key) => rowOf.get(key)!);
+    // A hit the BM25 leg found shows the text around its first matched term: the texts of the BM25
+    // hits in the fused top `limit` are read beside the neighbour statement (all that can rank was
+    // too many: at 100k turns they spanned ~100 threads, and reading them cost more than the wait).
+    const early = order.slice(0, limit).flatMap((key) => (lexicalRows.has(key) ? [lexicalRows.get(key)!] : []));
+    const [neighbours, texts] = await Promise.all([this.neighbours(scope, agent, input, sources), this.fullTexts(early)]);
     for (const [key, row] of neighbours.rows) if (!rowOf.has(key)) rowOf.set(key, row);
     const ranked = [...withNeighbours(fused, neighbours.of)]
       .flatMap(([key, score]) => {
@@ -124,24 +133,29 @@ export class SearchService {
       })
       .sort((a, b) => b.score - a.score || (a.row.ts < b.row.ts ? 1 : a.row.ts > b.row.ts ? -1 : 0))
       .slice(0, limit);
-    // A hit the BM25 leg found shows the text around its first matched term; any other, the turn's start.
-    const texts = await this.fullTexts(ranked.map((r) => lexicalRows.get(r.key)).filter((r): r is LexicalRow => r !== undefined));
+    // A BM25 hit the neighbour share lifted into the top `limit` has its text read now, beside the
+    // excerpts of the neighbours neither leg found (their first characters), read only for those that rank.
+    const asked = new Set(early.map(hitKey));
+    const late = ranked.flatMap(({ key }) => (lexicalRows.has(key) && !asked.has(key) ? [lexicalRows.get(key)!] : []));
+    const bare = ranked.filter(({ key }) => !lexicalRows.has(key) && !vectorRows.has(key)).map(({ row }) => row);
+    const [lateTexts, excerpts] = await Promise.all([this.fullTexts(late), this.excerpts(bare, excerptChars)]);
+    for (const [key, text] of lateTexts) texts.set(key, text);
     const hits = ranked.map(({ key, score, row }) => {
       const lexicalRow = lexicalRows.get(key);
-      const excerpt = lexicalRow ? matchExcerpt(texts.get(key), lexicalRow.matched, excerptChars) ?? vectorRows.get(key)?.excerpt ?? '' : row.excerpt;
+      const excerpt = lexicalRow
+        ? (matchExcerpt(texts.get(key), lexicalRow.matched, excerptChars) ?? vectorRows.get(key)?.excerpt ?? '')
+        : (vectorRows.get(key)?.excerpt ?? excerpts.get(key) ?? '');
       return toHit({ ...row, excerpt, score });
     });
     return { hits, mode };
   }
 
-  /** The turns on either side of each hit in its thread, among those the search may return (neighbour-statement.ts). */
-  private async neighbours(
-    scope: NamespaceSet,
-    agent: string,
-    input: SearchTurnsRequest,
-    hits: ReadonlyArray<HitRow>,
-    chars: number,
-  ): Promise<{ rows: Map<string, HitRow>; of: Map<string, string[]> }> {
+  /**
+   * The turns on either side of each hit in its thread, among those the search may return
+   * (neighbour-statement.ts): their columns without an excerpt (`excerpts` reads it for the few
+   * that make the answer).
+   */
+  private async neighbours(scope: NamespaceSet, agent: string, input: SearchTurnsRequest, hits: ReadonlyArray<HitRow>): Promise<{ rows: Map<string, HitRow>; of: Map<string, string[]> }> {
     const rows = new Map<string, HitRow>();
     const of = new Map<string, string[]>();
     if (hits.length === 0) return { rows, of };
@@ -150,27 +164,26 @@ export class SearchService {
       hit_threads: [...new Set(hits.map((h) => h.thread_id))],
       hit_ids: [...new Set(hits.map((h) => h.msg_id))],
     };
-    const table = this.storage.tables.conversationEmbeddings;
-    const found = await this.storage.query<NeighbourRow>(neighbourStatement(table, this.filters(scope, agent, input, params)), params);
+    const found = await this.storage.query<NeighbourRow>(neighbourStatement(this.storage.tables.conversationEmbeddings, this.filters(scope, agent, input, params)), params);
     const isHit = new Set(hits.map(hitKey));
     for (const { prev_id, next_id, ...row } of found) {
       const key = hitKey(row);
       for (const side of [prev_id, next_id]) {
         const hit = hitKey({ namespace: row.namespace, thread_id: row.thread_id, msg_id: side });
         if (!isHit.has(hit)) continue;
-        rows.set(key, { ...row, excerpt: row.excerpt ?? '' });
+        rows.set(key, { ...row, excerpt: '' });
         of.set(hit, [...(of.get(hit) ?? []), key]);
       }
     }
-    // Excerpts only for the neighbours found, not for every turn of the hits' threads.
-    const kept = [...rows.values()];
-    if (kept.length > 0) {
-      const keys = { namespaces: [...new Set(kept.map((r) => r.namespace))], threads: [...new Set(kept.map((r) => r.thread_id))], ids: [...new Set(kept.map((r) => r.msg_id))], chars };
-      const excerpts = await this.storage.query<{ namespace: string; thread_id: string; msg_id: string; excerpt: string }>(neighbourExcerptStatement(table), keys);
-      const byKey = new Map(excerpts.map((e) => [hitKey(e), e.excerpt]));
-      for (const [key, row] of rows) rows.set(key, { ...row, excerpt: byKey.get(key) ?? '' });
-    }
     return { rows, of };
+  }
+
+  /** The first `chars` characters of some turns' embedding rows (neighbourExcerptStatement), by key. */
+  private async excerpts(rows: ReadonlyArray<HitRow>, chars: number): Promise<Map<string, string>> {
+    if (rows.length === 0) return new Map();
+    const keys = { namespaces: [...new Set(rows.map((r) => r.namespace))], threads: [...new Set(rows.map((r) => r.thread_id))], ids: [...new Set(rows.map((r) => r.msg_id))], chars };
+    const found = await this.storage.query<{ namespace: string; thread_id: string; msg_id: string; excerpt: string }>(neighbourExcerptStatement(this.storage.tables.conversationEmbeddings), keys);
+    return new Map(found.map((e) => [hitKey(e), e.excerpt]));
   }
 
   /** The spec's vector search, unchanged: cosine ranking, or the substring fallback. */
