@@ -368,11 +368,19 @@ describe('Code history: the GitHub source (PRHIST-02) [issue 13: github source]'
     const ns = await added();
     const unlisted = await startFakeGithub({ data: githubDataFor(fixture) });
     try {
-      for (const api_url of ['http://169.254.169.254/latest/meta-data', 'http://[fd00:ec2::254]', unlisted.baseUrl, `${configGithub.baseUrl}/other/api/v3`, `http://user:pw@${configGithub.baseUrl.slice('http://'.length)}`]) {
+      for (const api_url of ['http://169.254.169.254/latest/meta-data', 'http://[fd00:ec2::254]', unlisted.baseUrl, `${configGithub.baseUrl}/other/api/v3`]) {
         const refused = await loom.admin.call('code.github_sync', { namespace: ns, repository: 'demo', github: 'acme/demo', api_url, token: REQUEST_TOKEN });
         expect({ api_url, status: refused.status, fields: refused.body.error.fields }).toEqual({ api_url, status: 400, fields: [{ field: 'api_url', message: 'not an allowed GitHub API: an operator adds it to LOOM_GITHUB_API_URLS' }] });
         expect(refused.body.error.message).toContain('LOOM_GITHUB_API_URLS');
       }
+      // Credentials in the URL are refused by the contract itself, before the allow-list, and never quoted back.
+      const withCredentials = `http://user:pw@${configGithub.baseUrl.slice('http://'.length)}`;
+      const refused = await loom.admin.call('code.github_sync', { namespace: ns, repository: 'demo', github: 'acme/demo', api_url: withCredentials, token: REQUEST_TOKEN });
+      expect({ status: refused.status, fields: refused.body.error.fields }).toEqual({
+        status: 400,
+        fields: [{ field: 'api_url', message: 'api_url must be an http(s) URL without query or credentials (user:password@), e.g. https://api.github.com' }],
+      });
+      expect(JSON.stringify(refused.body)).not.toContain('user:pw');
       expect(unlisted.requests).toEqual([]);
       expect((await loom.admin.ok('code.list', { namespace: ns })).repositories[0].github).toBeNull();
     } finally {
