@@ -3,7 +3,8 @@ import {
   LoomError,
   TRACKER_EMBEDDED,
   type FlakyTest,
-  type IncidentView,
+  type IncidentLookup,
+  type IncidentQuery,
   type IssueLink,
   type TrackerDuplicateCheckRequest,
   type TrackerDuplicateCheckResponse,
@@ -26,21 +27,7 @@ import { checkMapping } from './source/mapping-check';
 import { describeUrl, ident, qualified, reasonOf, SourceClients, type SourceConnection, type SourceReader } from './source/source-client';
 import { TrackerSourceRepository, type RegisteredSource } from './source/source.repository';
 
-/** What a history answer asks of the incidents: those naming these PRs or commits, and those started in a window. */
-export interface IncidentQuery {
-  prs: readonly number[];
-  /** Full commit shas. */
-  shas: readonly string[];
-  /** Also incidents that started in this window (ISO 8601), linked or not. */
-  started?: { from: string; to: string };
-}
-
-/** Incidents for a history answer, or why there are none: never an error (the history answers either way). */
-export interface IncidentLookup {
-  incidents: IncidentView[];
-  /** Null when the incidents were read; else why not (plane off, no incidents mapping, source unreadable). */
-  reason: string | null;
-}
+export type { IncidentLookup, IncidentQuery };
 
 /** Incidents one history answer reads at most. */
 const MAX_LINKED_INCIDENTS = 1_000;

@@ -328,6 +328,22 @@ export interface IncidentView {
   fixed_by: IncidentRefs;
 }
 
+/** What a history answer asks of the tracker's incidents: those naming these PRs or commits, and those started in a window. */
+export interface IncidentQuery {
+  prs: readonly number[];
+  /** Full commit shas. */
+  shas: readonly string[];
+  /** Also incidents that started in this window (ISO 8601), linked or not. */
+  started?: { from: string; to: string };
+}
+
+/** Incidents for a history answer, or why there are none: never an error (the history answers either way). */
+export interface IncidentLookup {
+  incidents: IncidentView[];
+  /** Null when the incidents were read; else why not (plane off, no incidents mapping, source unreadable). */
+  reason: string | null;
+}
+
 export interface TrackerIncidentsResponse {
   /** Newest start first. */
   incidents: IncidentView[];

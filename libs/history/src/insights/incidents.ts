@@ -1,21 +1,8 @@
 import { queryTerms } from '@loom/conversations';
-import type { IncidentLinkView, IncidentView } from '@loom/contracts';
+import type { IncidentLinkView, IncidentLookup, IncidentQuery, IncidentView } from '@loom/contracts';
+
+export type { IncidentLookup, IncidentQuery } from '@loom/contracts';
 import type { Ranked } from '../similarity/rankers';
-
-/** What history asks of the tracker plane's incidents (the gateway wires it to the tracker). */
-export interface IncidentQuery {
-  prs: readonly number[];
-  /** Full commit shas. */
-  shas: readonly string[];
-  /** Also incidents that started in this window (ISO 8601), linked or not. */
-  started?: { from: string; to: string };
-}
-
-/** The incidents read, or why none were (plane off, no incidents mapping, source unreadable). */
-export interface IncidentLookup {
-  incidents: IncidentView[];
-  reason: string | null;
-}
 
 export type IncidentSource = (namespace: string, query: IncidentQuery) => Promise<IncidentLookup>;
 
