@@ -98,6 +98,9 @@ export async function runSearchPart(ctx: BenchContext): Promise<SearchPartResult
         `search @ ${loaded} turns: p50 ${r.namespaceWide.p50} ms, p95 ${r.namespaceWide.p95} ms (namespace-wide); thread-scoped p95 ${r.threadScoped.p95} ms; ` +
           `${r.concurrent.throughput} searches/s at concurrency 8`,
       );
+      // Logged as they are measured: a long run stopped before its results file still leaves them.
+      if (r.hybrid) progress(`  hybrid @ ${loaded} turns: p50 ${r.hybrid.namespaceWide.p50} ms, p95 ${r.hybrid.namespaceWide.p95} ms; thread-scoped p95 ${r.hybrid.threadScoped.p95} ms`);
+      if (r.lexical) progress(`  lexical @ ${loaded} turns: p50 ${r.lexical.namespaceWide.p50} ms, p95 ${r.lexical.namespaceWide.p95} ms`);
     }
     client.close();
     await loom.stopLoom();
