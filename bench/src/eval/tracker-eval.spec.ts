@@ -1,4 +1,5 @@
-import { calibrate, openedTimes, renderTrackerSummary, setRepository, splitFigures, wilson, type TrackerFigures, type TrackerSet } from './tracker-eval';
+import { join } from 'node:path';
+import { calibrate, issueUrlBase, loadTrackerSet, openedTimes, renderTrackerSummary, setRepository, splitFigures, TrackerSetFiles, wilson, type TrackerFigures, type TrackerSet } from './tracker-eval';
 
 describe('tracker eval helpers [TRACKER-04]', () => {
   it('calibrate: the lowest threshold that flags at most the allowed share of top scores', () => {
@@ -59,5 +60,34 @@ describe('tracker eval summary [TRACKER-04]', () => {
     expect(md).toContain('1 of 110 (0.9 per 100;');
     // Each row gives the held-out and the tuning split's first, top 5 and unlinked called.
     expect(md).toContain('| 3 of 4; 4 of 4; 0 of 100 | 0 of 0; 0 of 0; 0 of 0 |');
+  });
+});
+
+describe('committed tracker sets [TRACKER-04]', () => {
+  // The int-spec runs these sets through the tracker; this checks their shape without a Loom, so a
+  // hand-edited set that breaks a rule fails in the unit run.
+  it.each(TrackerSetFiles.map((file) => [file]))('TRACKER-04: %s loads and is whole: pairs point back in time, unlinked issues are unlinked, the held-out split names only its own', (file) => {
+    const set = loadTrackerSet(join(__dirname, file));
+    const numbers = set.issues.map((i) => i.number);
+    expect(new Set(numbers).size).toBe(numbers.length);
+    const known = new Set(numbers.map(String));
+    const times = openedTimes(set.issues);
+    for (const p of set.pairs) {
+      // The recorded older issue is in the pool, has the smaller number and is opened first.
+      expect([p.issue, known.has(p.issue), known.has(p.duplicate_of), Number(p.duplicate_of) < Number(p.issue)]).toEqual([p.issue, true, true, true]);
+      expect([p.issue, times.get(Number(p.duplicate_of))! < times.get(Number(p.issue))!]).toEqual([p.issue, true]);
+    }
+    const linked = new Set(set.pairs.flatMap((p) => [p.issue, p.duplicate_of]));
+    for (const u of set.unlinked) expect([u, known.has(u), linked.has(u)]).toEqual([u, true, false]);
+    expect(new Set(set.unlinked).size).toBe(set.unlinked.length);
+    const pairIssues = new Set(set.pairs.map((p) => p.issue));
+    for (const p of set.held_out?.pairs ?? []) expect([p, pairIssues.has(p)]).toEqual([p, true]);
+    for (const u of set.held_out?.unlinked ?? []) expect([u, set.unlinked.includes(u)]).toEqual([u, true]);
+    for (const i of set.issues) {
+      expect(i.url).toBe(`${issueUrlBase(set)}${i.number}`);
+      expect([i.number, i.body.length <= 500, i.opened === null || /^\d{4}-\d{2}-\d{2}$/.test(i.opened)]).toEqual([i.number, true, true]);
+    }
+    // Sets other than the first ClickHouse one say where each pair's link was recorded.
+    if (file !== 'tracker-set.json') for (const p of set.pairs) expect([p.issue, set.evidence?.[`${p.issue} -> ${p.duplicate_of}`] !== undefined]).toEqual([p.issue, true]);
   });
 });
