@@ -20,7 +20,7 @@ export interface TrackerSet {
 }
 
 /** The sets the eval runs: public ClickHouse issues (the spec's tracker), then other large public repositories'. */
-export const TrackerSetFiles = ['tracker-set.json', 'tracker-set-rust.json', 'tracker-set-vscode.json', 'tracker-set-go.json', 'tracker-set-typescript.json', 'tracker-set-kubernetes.json', 'tracker-set-node.json'] as const;
+export const TrackerSetFiles = ['tracker-set.json', 'tracker-set-rust.json', 'tracker-set-vscode.json', 'tracker-set-go.json', 'tracker-set-typescript.json', 'tracker-set-deno.json', 'tracker-set-flutter.json', 'tracker-set-kubernetes.json', 'tracker-set-node.json'] as const;
 
 /** owner/name of a set's repository, from its issue URL base (or the name the set gives itself). */
 export function setRepository(set: Pick<TrackerSet, 'source' | 'repository'>): string {

@@ -17,7 +17,7 @@ function commit(): string {
 
 /**
  * `npm run eval -- --tracker`: the tracker duplicate check on the public issue sets (ClickHouse,
- * then rust-lang/rust, microsoft/vscode, golang/go, microsoft/TypeScript, kubernetes/kubernetes and nodejs/node: TrackerSetFiles), on an embedded Loom in this process (each set's table is created in its engine). Writes
+ * then rust-lang/rust, microsoft/vscode, golang/go, microsoft/TypeScript, denoland/deno, flutter/flutter, kubernetes/kubernetes and nodejs/node: TrackerSetFiles), on an embedded Loom in this process (each set's table is created in its engine). Writes
  * bench/results/eval-tracker-<time>.{json,md}. Takes seconds.
  *
  * `extraFiles` (from `--tracker-sets a.json,b.json`): sets kept outside the repository, such as
