@@ -8,6 +8,7 @@ import {
   type GithubSourceView,
   type CodeListResponse,
   type HistoryBisectRequest,
+  type IncidentLinkView,
   type HistoryBisectResponse,
   type HistoryDuplicateCheckRequest,
   type HistoryDuplicateCheckResponse,
@@ -226,32 +227,28 @@ export class CodeHistory {
   async path(namespace: string, input: HistoryPathRequest): Promise<HistoryPathResponse> {
     this.requireOn();
     const answer = await this.queries.path(namespace, input);
-    await this.linkRuns(namespace, input.repository, answer.changes);
-    answer.incidents_reason = await attachIncidents(this.options.incidents, namespace, answer.changes);
+    answer.incidents_reason = await this.annotate(namespace, input.repository, answer.changes);
     return answer;
   }
 
   async symbol(namespace: string, input: HistorySymbolRequest): Promise<HistorySymbolResponse> {
     this.requireOn();
     const answer = await this.queries.symbol(namespace, input);
-    await this.linkRuns(namespace, input.repository, answer.changes);
-    answer.incidents_reason = await attachIncidents(this.options.incidents, namespace, answer.changes);
+    answer.incidents_reason = await this.annotate(namespace, input.repository, answer.changes);
     return answer;
   }
 
   async line(namespace: string, input: HistoryLineRequest): Promise<HistoryLineResponse> {
     this.requireOn();
     const answer = await this.queries.line(namespace, input);
-    await this.linkRuns(namespace, input.repository, answer.changes);
-    answer.incidents_reason = await attachIncidents(this.options.incidents, namespace, answer.changes);
+    answer.incidents_reason = await this.annotate(namespace, input.repository, answer.changes);
     return answer;
   }
 
   async duplicateCheck(namespace: string, input: HistoryDuplicateCheckRequest): Promise<HistoryDuplicateCheckResponse> {
     this.requireOn();
     const answer = await this.insights.duplicateCheck(namespace, input);
-    await this.linkRuns(namespace, input.repository, answer.candidates);
-    answer.incidents_reason = await attachIncidents(this.options.incidents, namespace, answer.candidates);
+    answer.incidents_reason = await this.annotate(namespace, input.repository, answer.candidates);
     return answer;
   }
 
@@ -265,9 +262,18 @@ export class CodeHistory {
   async reviewBrief(namespace: string, input: HistoryReviewBriefRequest): Promise<HistoryReviewBriefResponse> {
     this.requireOn();
     const brief = await this.reviews.brief(namespace, input);
-    await this.linkRuns(namespace, input.repository, [brief]);
-    brief.incidents_reason = await attachIncidents(this.options.incidents, namespace, [brief]);
+    brief.incidents_reason = await this.annotate(namespace, input.repository, [brief]);
     return brief;
+  }
+
+  /** Fills each item's `runs` and `incidents` (two reads, side by side); answers why no incidents were read, or null. */
+  private async annotate(namespace: string, repository: string, items: { sha: string; pr_number: number | null; runs: string[]; incidents: IncidentLinkView[] }[]): Promise<string | null> {
+    const [, reason] = await Promise.all([
+      this.linkRuns(namespace, repository, items),
+      // An incident may name the repository by its GitHub owner/repo: read only when a PR is to be matched.
+      attachIncidents(this.options.incidents, namespace, { name: repository, github: async () => (await this.github.source(namespace, repository))?.github || null }, items),
+    ]);
+    return reason;
   }
 
   /** Fills each answer's `runs`: the runs that named its PR (issue 13: runs name the PRs they wrote). */

@@ -866,6 +866,8 @@ export interface IncidentsMapping {
   caused_by_commit?: string;
   fixed_by_pr?: string;
   fixed_by_commit?: string;
+  /** A text column: the repository a row's incident is about (`acme/app` or a Loom repository name). It scopes the row's bare PR numbers (`1234`, `#1234`) to that repository; a PR ref that names its own repository keeps it. Without it, a bare number names that PR in every repository. */
+  repo?: string;
 }
 
 export interface AppendTurnResponse {
@@ -1235,9 +1237,19 @@ export interface IncidentLinkView {
   via: 'commit' | 'pr';
 }
 
+/** A pull request an incident names, with the repository it names when it names one. */
+export interface IncidentPrRef {
+  /** The repository as the incident named it (`acme/app` from `acme/app#1234` or a pull request URL, or a Loom repository name from `app#1234`), or the row's `repo` column (when the mapping names one) for a bare number. Null for a bare `1234`/`#1234` with no `repo` column: that names PR 1234 in every repository of the namespace. */
+  repository: string | null;
+  number: number;
+}
+
 /** The PRs and commits an incident names, normalised: PR numbers, and commit shas (or prefixes) in lower case. */
 export interface IncidentRefs {
+  /** Every PR number named, whatever its repository (`pr_refs` says which). */
   prs: number[];
+  /** Each PR named, with its repository when the incident named one. */
+  pr_refs: IncidentPrRef[];
   commits: string[];
 }
 

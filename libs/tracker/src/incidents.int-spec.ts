@@ -3,17 +3,21 @@ import {
   createOutagesTable,
   createTrackerTables,
   OUTAGES_MAPPING,
+  startFakeGithub,
   startTestLoom,
   trackerRegistration,
   trackerRegistrationWithIncidents,
   uniqueNamespace,
   writeGitFixture,
+  type FakeGithub,
   type GitFixture,
   type OutageRow,
   type TestLoom,
 } from '../../testing/src';
 
-type Incident = { id: string; title: string; severity: string | null; status: string | null; started_at: string | null; resolved_at: string | null; summary: string | null; caused_by: { prs: number[]; commits: string[] }; fixed_by: { prs: number[]; commits: string[] } };
+type PrRef = { repository: string | null; number: number };
+type Refs = { prs: number[]; pr_refs: PrRef[]; commits: string[] };
+type Incident = { id: string; title: string; severity: string | null; status: string | null; started_at: string | null; resolved_at: string | null; summary: string | null; caused_by: Refs; fixed_by: Refs };
 type Link = { id: string; role: 'caused' | 'fixed'; via: 'commit' | 'pr' };
 
 /**
@@ -25,10 +29,13 @@ type Link = { id: string; role: 'caused' | 'fixed'; via: 'commit' | 'pr' };
 describe('Tracker incidents [issue 13: incidents]', () => {
   let loom: TestLoom;
   let db: string;
+  /** The GitHub API the gateway calls (loopback): a repository synced from it has a GitHub owner/repo, acme/app. */
+  let github: FakeGithub;
   const ns = uniqueNamespace();
 
   beforeAll(async () => {
-    loom = await startTestLoom({ withEmbedder: false, env: { LOOM_TRACKER_ORG: 'acme', LOOM_CODE_INGEST_ENABLED: 'true' } });
+    github = await startFakeGithub({ repo: 'acme/app' });
+    loom = await startTestLoom({ withEmbedder: false, env: { LOOM_TRACKER_ORG: 'acme', LOOM_CODE_INGEST_ENABLED: 'true', LOOM_GITHUB_API_URL: github.baseUrl } });
     db = `${loom.gateway.runtime.storage.tables.database}_inc`;
     await createTrackerTables(loom.gateway.runtime.storage, db);
     await createOutagesTable(loom.gateway.runtime.storage, db);
@@ -36,6 +43,7 @@ describe('Tracker incidents [issue 13: incidents]', () => {
   afterAll(async () => {
     await loom.gateway.runtime.storage.command(`DROP DATABASE IF EXISTS ${db}`).catch(() => undefined);
     await loom.close();
+    await github.close();
   });
 
   it('PRHIST-02, TRACKER-02: a source registered without mapping.incidents keeps working; tracker.incidents then answers not_configured (501) saying to add the mapping', async () => {
@@ -64,12 +72,13 @@ describe('Tracker incidents [issue 13: incidents]', () => {
       started_at: '2026-03-02T10:00:00Z',
       resolved_at: '2026-03-02T11:30:00Z',
       summary: 'p99 went from 80 ms to 4 s.',
-      caused_by: { prs: [2003], commits: ['a1b2c3d'] },
-      fixed_by: { prs: [2008], commits: ['d4e5f6a'] },
+      // Bare numbers: they name no repository.
+      caused_by: { prs: [2003], pr_refs: [{ repository: null, number: 2003 }], commits: ['a1b2c3d'] },
+      fixed_by: { prs: [2008], pr_refs: [{ repository: null, number: 2008 }], commits: ['d4e5f6a'] },
     });
-    expect(answer.incidents[0]).toMatchObject({ id: 'INC-2', resolved_at: null, caused_by: { prs: [], commits: [] }, fixed_by: { prs: [], commits: [] } });
-    // A commit URL (upper case) and a pull request URL are read as the sha and the number.
-    expect(answer.incidents[2]).toMatchObject({ caused_by: { prs: [2004], commits: ['abcdef1234567'] }, fixed_by: { prs: [2005], commits: [] } });
+    expect(answer.incidents[0]).toMatchObject({ id: 'INC-2', resolved_at: null, caused_by: { prs: [], pr_refs: [], commits: [] }, fixed_by: { prs: [], pr_refs: [], commits: [] } });
+    // A commit URL (upper case) and a pull request URL are read as the sha and the number; the URL names its repository.
+    expect(answer.incidents[2]).toMatchObject({ caused_by: { prs: [2004], commits: ['abcdef1234567'] }, fixed_by: { prs: [2005], pr_refs: [{ repository: 'acme/app', number: 2005 }], commits: [] } });
   });
 
   it('PRHIST-02: tracker.incidents filters by PR, commit (either side a prefix), start window, severity and status, and pages with next_offset', async () => {
@@ -221,7 +230,7 @@ describe('Tracker incidents [issue 13: incidents]', () => {
       const bisect = await ok('history.bisect', body);
       expect(bisect.incidents_reason).toBeNull();
       expect(bisect.candidates[0].sha).toBe(fixture.commits.rename);
-      expect(bisect.candidates[0].reasons[0]).toMatch(/^incident INC-10 \("Connection pool exhausted under load", SEV1\) names PR #3 as its cause; it mentions "/);
+      expect(bisect.candidates[0].reasons[0]).toMatch(/^incident INC-10 \("Connection pool exhausted under load", SEV1\) names PR #3 \(by number alone, which names #3 in every repository of the namespace\) as its cause; it mentions "/);
       expect(bisect.candidates[0].incidents.map((i: Link) => `${i.id}:${i.role}`)).toEqual(['INC-10:caused']);
       // INC-10 began 30 minutes after the rename landed, so every commit of the half hour before it is weaker evidence too.
       const temporal = bisect.candidates.find((c: { sha: string }) => c.sha === fixture.commits.mergePing);
@@ -249,6 +258,116 @@ describe('Tracker incidents [issue 13: incidents]', () => {
       // The same question as above, without the incidents: the rename is no longer first (what moved it up was INC-10).
       expect(bisect.candidates[0].sha).not.toBe(fixture.commits.rename);
       expect(bisect.candidates.every((c: { reasons: string[] }) => !c.reasons.some((r) => r.startsWith('incident')))).toBe(true);
+    });
+  });
+
+  describe('PR refs that name their repository (PRHIST-02)', () => {
+    // Two repositories of one namespace with the same history, so the same PR numbers: `app`
+    // (synced from GitHub as acme/app) and `demo` (no GitHub source). PR #3 is the rename in both.
+    let fixture: GitFixture;
+    const rns = uniqueNamespace();
+    const rdb = () => `${db}_repos`;
+    const ok = (op: string, body: Record<string, unknown>) => loom.admin.ok(op, { namespace: rns, ...body });
+    /** The incidents (id:role) a repository's history and review brief attach to PR #3 (the rename). */
+    const onPr3 = async (repository: string): Promise<{ path: string[]; brief: string[] }> => {
+      const path = await ok('history.path', { repository, path: 'src/connection.ts' });
+      expect(path.incidents_reason).toBeNull();
+      const rename = path.changes.find((c: { sha: string }) => c.sha === fixture.commits.rename);
+      const brief = await ok('history.review_brief', { repository, pr_number: 3 });
+      const ids = (links: Link[]) => links.map((i) => `${i.id}:${i.role}`);
+      return { path: ids(rename.incidents), brief: ids(brief.incidents) };
+    };
+
+    beforeAll(async () => {
+      fixture = writeGitFixture();
+      await ok('code.add', { path: fixture.path, name: 'app', wait: true });
+      await ok('code.add', { path: fixture.path, name: 'demo', wait: true });
+      const synced = await ok('code.github_sync', { repository: 'app', github: 'acme/app', wait: true });
+      expect(synced.source).toMatchObject({ github: 'acme/app', state: 'ready' });
+      await createTrackerTables(loom.gateway.runtime.storage, rdb());
+    });
+    afterAll(async () => {
+      await loom.gateway.runtime.storage.command(`DROP DATABASE IF EXISTS ${rdb()}`).catch(() => undefined);
+    });
+
+    const outage = (ref: string, remedy: string): OutageRow => ({ ref, headline: `Outage ${ref}`, sev: 'SEV2', state: 'resolved', began: `2026-01-01 00:00:${ref.slice(-2)}`, ended: null, postmortem: '', culprit_prs: [], culprit_shas: '', remedy_prs: remedy, remedy_shas: [] });
+
+    it('PRHIST-02: a PR ref that names a repository (owner/repo#N, a pull request URL, a Loom name#N) matches only that repository\'s PR; a bare #N matches it in every repository', async () => {
+      await createOutagesTable(loom.gateway.runtime.storage, rdb(), [
+        outage('INC-20', 'acme/app#3'),
+        outage('INC-21', 'https://github.com/ACME/App/pull/3'),
+        outage('INC-22', 'demo#3'),
+        outage('INC-23', '#3'),
+        outage('INC-24', 'acme/other#3, https://github.com/acme/demo/pull/3'),
+      ]);
+      await ok('tracker.source_register', trackerRegistrationWithIncidents(rdb()));
+      // The list keeps each ref's repository as the incident wrote it; `prs` keeps the numbers.
+      const listed = (await ok('tracker.incidents', {})).incidents as Incident[];
+      expect(Object.fromEntries(listed.map((i) => [i.id, i.fixed_by.pr_refs]))).toEqual({
+        'INC-20': [{ repository: 'acme/app', number: 3 }],
+        'INC-21': [{ repository: 'ACME/App', number: 3 }],
+        'INC-22': [{ repository: 'demo', number: 3 }],
+        'INC-23': [{ repository: null, number: 3 }],
+        'INC-24': [{ repository: 'acme/other', number: 3 }, { repository: 'acme/demo', number: 3 }],
+      });
+      expect(listed.every((i) => i.fixed_by.prs.length === 1 && i.fixed_by.prs[0] === 3)).toBe(true);
+      // tracker.incidents' pr filter is the number, in any repository.
+      expect((await ok('tracker.incidents', { pr: 3 })).incidents).toHaveLength(5);
+
+      // app: its GitHub owner/repo (in any case); demo: its Loom name (acme/demo is no GitHub source of it). Both: the bare number.
+      expect(await onPr3('app')).toEqual({ path: ['INC-20:fixed', 'INC-21:fixed', 'INC-23:fixed'], brief: ['INC-20:fixed', 'INC-21:fixed', 'INC-23:fixed'] });
+      expect(await onPr3('demo')).toEqual({ path: ['INC-22:fixed', 'INC-23:fixed'], brief: ['INC-22:fixed', 'INC-23:fixed'] });
+    });
+
+    it('PRHIST-02: with a `repo` column mapped, a row\'s bare PR numbers are that repository\'s (a ref naming its own repository keeps it); bisect says which repository\'s PR an incident named, and that a bare number names it everywhere', async () => {
+      const storage = loom.gateway.runtime.storage;
+      await storage.command(`DROP TABLE IF EXISTS ${rdb()}.service_incidents`);
+      await storage.command(`CREATE TABLE ${rdb()}.service_incidents (id String, title String, opened DateTime('UTC'), cause String, service Nullable(String), tags Array(String)) ENGINE = MergeTree ORDER BY opened`);
+      await storage.client.insert({
+        table: `${rdb()}.service_incidents`,
+        format: 'JSONEachRow',
+        values: [
+          { id: 'INC-30', title: 'Connection pool exhausted on app', opened: '2026-01-01 00:00:30', cause: '#3', service: 'https://github.com/acme/app.git', tags: [] },
+          { id: 'INC-31', title: 'Connection pool exhausted on demo', opened: '2026-01-01 00:00:31', cause: '3', service: 'demo', tags: [] },
+          { id: 'INC-32', title: 'Connection pool exhausted somewhere', opened: '2026-01-01 00:00:32', cause: '3', service: null, tags: [] },
+          { id: 'INC-33', title: 'Connection pool exhausted, filed under demo', opened: '2026-01-01 00:00:33', cause: 'acme/app#3', service: 'demo', tags: [] },
+        ],
+      });
+      const body = trackerRegistration(rdb()) as { connection: object; mapping: Record<string, unknown> };
+      const incidents = { table: 'service_incidents', id: 'id', title: 'title', started_at: 'opened', caused_by_pr: 'cause', repo: 'service' };
+      // Checked at registration like the other columns: missing, or not text, it is named.
+      for (const [repo, message] of [['no_such_column', /no column "no_such_column"/], ['tags', /Array\(String\).*repo needs a String column of one value/]] as const) {
+        const refused = await loom.admin.call('tracker.source_register', { namespace: rns, ...body, mapping: { ...body.mapping, incidents: { ...incidents, repo } } });
+        expect([refused.status, refused.body.error.fields]).toEqual([400, [{ field: 'mapping.incidents.repo', message: expect.stringMatching(message) }]]);
+      }
+      const registered = await ok('tracker.source_register', { ...body, mapping: { ...body.mapping, incidents } });
+      expect(registered.source.mapping.incidents.repo).toBe('service');
+
+      const listed = (await ok('tracker.incidents', {})).incidents as Incident[];
+      expect(Object.fromEntries(listed.map((i) => [i.id, i.caused_by.pr_refs]))).toEqual({
+        'INC-30': [{ repository: 'acme/app', number: 3 }],
+        'INC-31': [{ repository: 'demo', number: 3 }],
+        'INC-32': [{ repository: null, number: 3 }],
+        'INC-33': [{ repository: 'acme/app', number: 3 }],
+      });
+      expect(await onPr3('app')).toEqual({ path: ['INC-30:caused', 'INC-32:caused', 'INC-33:caused'], brief: ['INC-30:caused', 'INC-32:caused', 'INC-33:caused'] });
+      expect(await onPr3('demo')).toEqual({ path: ['INC-31:caused', 'INC-32:caused'], brief: ['INC-31:caused', 'INC-32:caused'] });
+
+      const question = { description: 'connections exhausted under load, the pool runs dry', good: fixture.commits.initial, bad: fixture.commits.cFile };
+      const reasonsOf = async (repository: string) => {
+        const bisect = await ok('history.bisect', { repository, ...question });
+        expect(bisect.candidates[0].sha).toBe(fixture.commits.rename);
+        return bisect.candidates[0].reasons.filter((r: string) => r.startsWith('incident')).map((r: string) => r.replace(/ \(".*?"\)|; it mentions .*$/g, ''));
+      };
+      expect(await reasonsOf('app')).toEqual([
+        'incident INC-30 names PR acme/app#3 as its cause',
+        'incident INC-32 names PR #3 (by number alone, which names #3 in every repository of the namespace) as its cause',
+        'incident INC-33 names PR acme/app#3 as its cause',
+      ]);
+      expect(await reasonsOf('demo')).toEqual([
+        'incident INC-31 names PR demo#3 as its cause',
+        'incident INC-32 names PR #3 (by number alone, which names #3 in every repository of the namespace) as its cause',
+      ]);
     });
   });
 });

@@ -21,7 +21,7 @@ import {
 } from '@loom/contracts';
 import { DefaultRankerOptions, rankDuplicates } from './duplicates/ranker';
 import { resolveDuplicates } from './duplicates/resolve';
-import { incidentColumns, incidentView, type IncidentRow } from './incidents/incident-rows';
+import { incidentColumns, incidentView, refNumber, refRepo, type IncidentRow } from './incidents/incident-rows';
 import { closes } from './links/fix-references';
 import { checkMapping } from './source/mapping-check';
 import { describeUrl, ident, qualified, reasonOf, SourceClients, type SourceConnection, type SourceReader } from './source/source-client';
@@ -350,7 +350,8 @@ export class TrackerService {
     const filters = [
       ...(input.since ? [`${ident(m.started_at)} >= parseDateTime64BestEffort({since:String}, 3, 'UTC')`] : []),
       ...(input.until ? [`${ident(m.started_at)} <= parseDateTime64BestEffort({until:String}, 3, 'UTC')`] : []),
-      ...(input.pr !== undefined ? ['(has(li_caused_prs, {pr:String}) OR has(li_fixed_prs, {pr:String}))'] : []),
+      // The number in any repository (a ref that names its repository and a bare one alike).
+      ...(input.pr !== undefined ? [`arrayExists(r -> ${refNumber('r')} = {pr:String}, arrayConcat(li_caused_prs, li_fixed_prs))`] : []),
       // Either may be the prefix: the request's sha, or the incident's abbreviated one.
       ...(input.commit ? ['arrayExists(c -> startsWith({commit:String}, c) OR startsWith(c, {commit:String}), arrayConcat(li_caused_commits, li_fixed_commits))'] : []),
       ...(input.severity ? ['lower(li_severity) = lower({severity:String})'] : []),
@@ -393,9 +394,11 @@ export class TrackerService {
       if (!m) return { incidents: [], reason: NO_INCIDENTS };
       if (query.prs.length === 0 && query.shas.length === 0 && !query.started) return { incidents: [], reason: null };
       const reader = this.clients.reader(namespace, source.connection);
+      // A PR ref that names a repository matches only this one (its Loom name, or its GitHub
+      // owner/repo in any case); a bare number matches in every repository.
+      const thisRepo = `(${refRepo('r')} = '' OR ${refRepo('r')} = {repo:String} OR ({github:String} != '' AND lower(${refRepo('r')}) = lower({github:String})))`;
       const matches = [
-        'hasAny(li_caused_prs, {prs:Array(String)})',
-        'hasAny(li_fixed_prs, {prs:Array(String)})',
+        `arrayExists(r -> has({prs:Array(String)}, ${refNumber('r')}) AND ${thisRepo}, arrayConcat(li_caused_prs, li_fixed_prs))`,
         'arrayExists(c -> arrayExists(s -> startsWith(s, c), {shas:Array(String)}), arrayConcat(li_caused_commits, li_fixed_commits))',
         ...(query.started
           ? [`(${ident(m.started_at)} >= parseDateTime64BestEffort({from:String}, 3, 'UTC') AND ${ident(m.started_at)} <= parseDateTime64BestEffort({to:String}, 3, 'UTC'))`]
@@ -408,6 +411,8 @@ export class TrackerService {
            ORDER BY ${ident(m.started_at)}, li_id LIMIT {max:UInt32}`,
           {
             prs: [...new Set(query.prs)].map(String),
+            repo: query.repository.name,
+            github: query.repository.github ?? '',
             shas: [...new Set(query.shas.map((s) => s.toLowerCase()))],
             from: query.started?.from ?? '',
             to: query.started?.to ?? '',

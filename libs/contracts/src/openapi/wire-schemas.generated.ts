@@ -1398,14 +1398,42 @@ export const WireSchemas: WireSchemaSet = {
         "via"
       ]
     },
+    "IncidentPrRef": {
+      "description": "A pull request an incident names, with the repository it names when it names one.",
+      "type": "object",
+      "properties": {
+        "repository": {
+          "description": "The repository as the incident named it (`acme/app` from `acme/app#1234` or a pull request URL, or a Loom repository name from `app#1234`), or the row's `repo` column (when the mapping names one) for a bare number. Null for a bare `1234`/`#1234` with no `repo` column: that names PR 1234 in every repository of the namespace.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "number": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "repository",
+        "number"
+      ]
+    },
     "IncidentRefs": {
       "description": "The PRs and commits an incident names, normalised: PR numbers, and commit shas (or prefixes) in lower case.",
       "type": "object",
       "properties": {
         "prs": {
+          "description": "Every PR number named, whatever its repository (`pr_refs` says which).",
           "type": "array",
           "items": {
             "type": "number"
+          }
+        },
+        "pr_refs": {
+          "description": "Each PR named, with its repository when the incident named one.",
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/IncidentPrRef"
           }
         },
         "commits": {
@@ -1417,6 +1445,7 @@ export const WireSchemas: WireSchemaSet = {
       },
       "required": [
         "prs",
+        "pr_refs",
         "commits"
       ]
     },
@@ -5118,6 +5147,12 @@ export const WireSchemas: WireSchemaSet = {
           }
         },
         "fixed_by_commit": {
+          "schema": {
+            "type": "string"
+          }
+        },
+        "repo": {
+          "description": "A text column: the repository a row's incident is about (`acme/app` or a Loom repository name). It scopes the row's bare PR numbers (`1234`, `#1234`) to that repository; a PR ref that names its own repository keeps it. Without it, a bare number names that PR in every repository.",
           "schema": {
             "type": "string"
           }

@@ -123,6 +123,12 @@ export class IncidentsMapping {
   @Optional() @Identifier() caused_by_commit?: string;
   @Optional() @Identifier() fixed_by_pr?: string;
   @Optional() @Identifier() fixed_by_commit?: string;
+  /**
+   * A text column: the repository a row's incident is about (`acme/app` or a Loom repository
+   * name). It scopes the row's bare PR numbers (`1234`, `#1234`) to that repository; a PR ref that
+   * names its own repository keeps it. Without it, a bare number names that PR in every repository.
+   */
+  @Optional() @Identifier() repo?: string;
 }
 
 export class TrackerMapping {
@@ -308,9 +314,24 @@ export interface TrackerFlakyTestsResponse {
   next_offset: number | null;
 }
 
+/** A pull request an incident names, with the repository it names when it names one. */
+export interface IncidentPrRef {
+  /**
+   * The repository as the incident named it (`acme/app` from `acme/app#1234` or a pull request
+   * URL, or a Loom repository name from `app#1234`), or the row's `repo` column (when the mapping
+   * names one) for a bare number. Null for a bare `1234`/`#1234` with no `repo` column: that names
+   * PR 1234 in every repository of the namespace.
+   */
+  repository: string | null;
+  number: number;
+}
+
 /** The PRs and commits an incident names, normalised: PR numbers, and commit shas (or prefixes) in lower case. */
 export interface IncidentRefs {
+  /** Every PR number named, whatever its repository (`pr_refs` says which). */
   prs: number[];
+  /** Each PR named, with its repository when the incident named one. */
+  pr_refs: IncidentPrRef[];
   commits: string[];
 }
 
@@ -328,8 +349,21 @@ export interface IncidentView {
   fixed_by: IncidentRefs;
 }
 
+/** The repository a history answer is about, by the names an incident may call it. */
+export interface IncidentRepository {
+  /** Its Loom name (`loom code add <path> --name`). */
+  name: string;
+  /** Its GitHub owner/repo when it has a GitHub source (`loom code github`); null otherwise. */
+  github: string | null;
+}
+
 /** What a history answer asks of the tracker's incidents: those naming these PRs or commits, and those started in a window. */
 export interface IncidentQuery {
+  /**
+   * Whose PRs `prs` are: a PR ref naming a repository matches only when it names this one (its
+   * Loom name, or its GitHub owner/repo in any case); a bare number matches in every repository.
+   */
+  repository: IncidentRepository;
   prs: readonly number[];
   /** Full commit shas. */
   shas: readonly string[];

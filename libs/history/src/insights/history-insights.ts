@@ -12,7 +12,7 @@ import { checkpoint, HistoryQueries } from '../queries/history-queries';
 import { ChangeCorpora, type ChangeDoc } from '../similarity/change-corpus';
 import { summarizeDiff } from '../similarity/diff-summary';
 import { rankBisect, rankDuplicates, type Ranked } from '../similarity/rankers';
-import { incidentLinks, INCIDENT_AFTER_MS, NO_TRACKER, weighIncidents, type IncidentSource } from './incidents';
+import { incidentLinks, INCIDENT_AFTER_MS, NO_TRACKER, weighIncidents, type IncidentRepository, type IncidentSource } from './incidents';
 
 const DEFAULT_CANDIDATES = 10;
 /** Commits bisect ranks when the caller gives no range: the newest ones. */
@@ -35,7 +35,10 @@ export class HistoryInsights {
   /** The corpus as of the indexed head (up to the checkpoint) and the GitHub source's last write. */
   private async corpus(namespace: string, repo: string, head: string, upto: number) {
     const source = await this.github?.source(namespace, repo);
-    return this.corpora.get(namespace, repo, `${head}\u0000${upto}\u0000${source?.updated_at ?? ''}`, upto);
+    const corpus = await this.corpora.get(namespace, repo, `${head}\u0000${upto}\u0000${source?.updated_at ?? ''}`, upto);
+    // The names an incident may call this repository by (its Loom name, its GitHub owner/repo).
+    const names: IncidentRepository = { name: repo, github: source?.github || null };
+    return { corpus, names };
   }
 
   async duplicateCheck(namespace: string, input: HistoryDuplicateCheckRequest): Promise<HistoryDuplicateCheckResponse> {
@@ -47,7 +50,7 @@ export class HistoryInsights {
     }
     const repository = await this.queries.repository(namespace, input.repository);
     const upto = checkpoint(repository);
-    const corpus = await this.corpus(namespace, input.repository, repository.last_sha, upto);
+    const { corpus } = await this.corpus(namespace, input.repository, repository.last_sha, upto);
     const before = input.before ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.before, 'before', upto)).seq) : undefined;
     // Open PRs (and merged ones not on the indexed mainline) are "now": not older than any commit.
     const candidates = before === undefined ? [...corpus.docs, ...corpus.pulls] : corpus.docs.filter((d) => d.seq < before);
@@ -58,7 +61,7 @@ export class HistoryInsights {
   async bisect(namespace: string, input: HistoryBisectRequest): Promise<HistoryBisectResponse> {
     const repository = await this.queries.repository(namespace, input.repository);
     const upto = checkpoint(repository);
-    const corpus = await this.corpus(namespace, input.repository, repository.last_sha, upto);
+    const { corpus, names } = await this.corpus(namespace, input.repository, repository.last_sha, upto);
     const bad = input.bad ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.bad, 'bad', upto)).seq) : Number.MAX_SAFE_INTEGER;
     const good = input.good ? Number((await this.queries.commitByPrefix(namespace, input.repository, input.good, 'good', upto)).seq) : undefined;
     if (good !== undefined && good >= bad) {
@@ -76,14 +79,15 @@ export class HistoryInsights {
     // Incidents naming a commit of the range (or its PR) as their cause, or started within a day after one landed.
     const lookup = this.incidents
       ? await this.incidents(namespace, {
+          repository: names,
           prs: range.map((d) => d.pr_number).filter((n) => n > 0),
           shas: range.map((d) => d.sha),
           started: { from: first.committed_at, to: new Date(Date.parse(last.committed_at) + INCIDENT_AFTER_MS).toISOString() },
         })
       : { incidents: [], reason: NO_TRACKER };
-    ranked = weighIncidents(ranked, lookup.incidents, input.description);
+    ranked = weighIncidents(ranked, lookup.incidents, input.description, names);
     const candidates = ranked.slice(0, input.limit ?? DEFAULT_CANDIDATES).map(view);
-    for (const c of candidates) c.incidents = incidentLinks(lookup.incidents, c);
+    for (const c of candidates) c.incidents = incidentLinks(lookup.incidents, c, names);
     return { repository: input.repository, range: { from, to: last.sha, commits: range.length }, candidates, incidents_reason: lookup.reason };
   }
 }

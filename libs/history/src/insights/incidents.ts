@@ -1,7 +1,7 @@
 import { queryTerms } from '@loom/conversations';
-import type { IncidentLinkView, IncidentLookup, IncidentQuery, IncidentView } from '@loom/contracts';
+import type { IncidentLinkView, IncidentLookup, IncidentPrRef, IncidentQuery, IncidentRepository, IncidentView } from '@loom/contracts';
 
-export type { IncidentLookup, IncidentQuery } from '@loom/contracts';
+export type { IncidentLookup, IncidentQuery, IncidentRepository } from '@loom/contracts';
 import type { Ranked } from '../similarity/rankers';
 
 export type IncidentSource = (namespace: string, query: IncidentQuery) => Promise<IncidentLookup>;
@@ -18,15 +18,30 @@ function namesCommit(links: readonly string[], sha: string): boolean {
 }
 
 /**
+ * Whether a PR ref names this repository's PR: a ref that names a repository only when it names
+ * this one (its Loom name, or its GitHub owner/repo in any case); a bare number in every repository.
+ */
+export function namesRepository(ref: IncidentPrRef, repository: IncidentRepository): boolean {
+  if (ref.repository === null) return true;
+  return ref.repository === repository.name || (repository.github !== null && ref.repository.toLowerCase() === repository.github.toLowerCase());
+}
+
+/** The ref by which an incident names this repository's PR `number`, if it does (one naming the repository first). */
+export function namingRef(refs: readonly IncidentPrRef[], number: number, repository: IncidentRepository): IncidentPrRef | undefined {
+  const named = refs.filter((r) => r.number === number && namesRepository(r, repository));
+  return named.find((r) => r.repository !== null) ?? named[0];
+}
+
+/**
  * The incidents that name this commit or its PR as their cause or fix, one entry per incident
  * and role (by commit when both match), oldest start first.
  */
-export function incidentLinks(incidents: readonly IncidentView[], item: { sha: string; pr_number: number | null }): IncidentLinkView[] {
+export function incidentLinks(incidents: readonly IncidentView[], item: { sha: string; pr_number: number | null }, repository: IncidentRepository): IncidentLinkView[] {
   const out: IncidentLinkView[] = [];
   for (const incident of incidents) {
     for (const role of ['caused', 'fixed'] as const) {
       const refs = role === 'caused' ? incident.caused_by : incident.fixed_by;
-      const via = item.sha !== '' && namesCommit(refs.commits, item.sha) ? 'commit' : item.pr_number !== null && refs.prs.includes(item.pr_number) ? 'pr' : null;
+      const via = item.sha !== '' && namesCommit(refs.commits, item.sha) ? 'commit' : item.pr_number !== null && namingRef(refs.pr_refs, item.pr_number, repository) ? 'pr' : null;
       if (via === null) continue;
       out.push({ id: incident.id, title: incident.title, severity: incident.severity, status: incident.status, started_at: incident.started_at, resolved_at: incident.resolved_at, role, via });
     }
@@ -34,17 +49,20 @@ export function incidentLinks(incidents: readonly IncidentView[], item: { sha: s
   return out;
 }
 
-/** Fills each item's `incidents` from one lookup of all their PRs and commits; answers the lookup's reason. */
+/** Fills each item's `incidents` from one lookup of all their PRs and commits (in this repository); answers the lookup's reason. */
 export async function attachIncidents(
   source: IncidentSource | undefined,
   namespace: string,
+  repository: { name: string; github: () => Promise<string | null> },
   items: { sha: string; pr_number: number | null; incidents: IncidentLinkView[] }[],
 ): Promise<string | null> {
   if (!source) return NO_TRACKER;
   const prs = items.map((i) => i.pr_number).filter((n): n is number => n !== null);
   const shas = items.map((i) => i.sha).filter((s) => s !== '');
-  const lookup = await source(namespace, { prs, shas });
-  for (const item of items) item.incidents = incidentLinks(lookup.incidents, item);
+  // Its GitHub owner/repo matters only to PR refs: no PR, no read.
+  const names: IncidentRepository = { name: repository.name, github: prs.length > 0 ? await repository.github() : null };
+  const lookup = await source(namespace, { repository: names, prs, shas });
+  for (const item of items) item.incidents = incidentLinks(lookup.incidents, item, names);
   return lookup.reason;
 }
 
@@ -60,7 +78,7 @@ export const INCIDENT_AFTER_MS = 24 * 3_600_000;
  * is weaker, by how soon (up to 0.3, plus 0.2 when its title shares words). Each adds a reason;
  * the scores are renormalised so a range with no incident keeps its order.
  */
-export function weighIncidents(ranked: Ranked[], incidents: readonly IncidentView[], description: string): Ranked[] {
+export function weighIncidents(ranked: Ranked[], incidents: readonly IncidentView[], description: string, repository: IncidentRepository): Ranked[] {
   if (incidents.length === 0) return ranked;
   const terms = new Set(queryTerms(description));
   const shared = (title: string) => [...new Set(queryTerms(title))].filter((t) => terms.has(t) && t.length >= 3);
@@ -72,10 +90,10 @@ export function weighIncidents(ranked: Ranked[], incidents: readonly IncidentVie
       const words = shared(incident.title);
       const also = words.length > 0 ? `; it mentions ${words.slice(0, 5).map((w) => `"${w}"`).join(', ')}` : '';
       const byCommit = namesCommit(incident.caused_by.commits, r.doc.sha);
-      const byPr = r.doc.pr_number > 0 && incident.caused_by.prs.includes(r.doc.pr_number);
+      const byPr = r.doc.pr_number > 0 ? namingRef(incident.caused_by.pr_refs, r.doc.pr_number, repository) : undefined;
       if (byCommit || byPr) {
         evidence = Math.max(evidence, words.length > 0 ? 1 : 0.5);
-        reasons.push(`${quote(incident)} names ${byCommit ? 'this commit' : `PR #${r.doc.pr_number}`} as its cause${also}`);
+        reasons.push(`${quote(incident)} names ${byCommit ? 'this commit' : prNamed(byPr!)} as its cause${also}`);
         continue;
       }
       if (incident.started_at === null) continue;
@@ -88,6 +106,11 @@ export function weighIncidents(ranked: Ranked[], incidents: readonly IncidentVie
     if (reasons.length > 0) r.reasons.unshift(...reasons);
   }
   return ranked.sort((a, b) => b.score - a.score || b.doc.seq - a.doc.seq);
+}
+
+/** How a reason says which PR an incident named: with its repository, or that a bare number names it in every repository. */
+function prNamed(ref: IncidentPrRef): string {
+  return ref.repository === null ? `PR #${ref.number} (by number alone, which names #${ref.number} in every repository of the namespace)` : `PR ${ref.repository}#${ref.number}`;
 }
 
 function duration(ms: number): string {

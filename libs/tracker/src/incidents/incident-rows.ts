@@ -1,4 +1,4 @@
-import type { IncidentRefs, IncidentsMapping, IncidentView } from '@loom/contracts';
+import type { IncidentPrRef, IncidentRefs, IncidentsMapping, IncidentView } from '@loom/contracts';
 import { ident } from '../source/source-client';
 
 /** Characters of an incident's summary answered. */
@@ -16,10 +16,33 @@ function tokens(column: string | undefined): string {
   return `arrayFilter(v -> v != '', arrayFlatten(arrayMap(x -> splitByRegexp('[,;[:space:]]+', ifNull(toString(x), '')), arrayFlatten([${ident(column)}]))))`;
 }
 
-/** PR numbers: the trailing digits of `1234`, `#1234`, `acme/app#1234` or a pull request URL. */
-export function prList(column: string | undefined): string {
-  return `arrayDistinct(arrayFilter(v -> v != '', arrayMap(v -> extract(v, '([0-9]+)/?$'), ${tokens(column)})))`;
+/**
+ * A repository as a team's table may write it (`acme/app`, `https://github.com/acme/app.git`, a
+ * Loom name): trimmed, without a URL's scheme and host, a trailing `.git` or slash.
+ */
+function repoText(column: string | undefined): string {
+  if (!column) return "''";
+  return `replaceRegexpOne(trim(ifNull(toString(${ident(column)}), '')), '^(?:[a-zA-Z][a-zA-Z0-9+.-]*://[^/]+/)?(.*?)(?:\\.git)?/?$', '\\1')`;
 }
+
+/**
+ * PRs as `repo#N`, keeping the repository a ref names: `acme/app#1234` as it is, a pull request
+ * URL (`…/acme/app/pull/1234`) as `acme/app#1234`; a bare `1234` or `#1234` (or any token's
+ * trailing digits) as `#1234`, or `<repo>#1234` with the row's `repo` column when the mapping
+ * names one. Distinct; tokens without a number drop out.
+ */
+export function prList(column: string | undefined, repo?: string): string {
+  const ref = `multiIf(
+      match(v, '[^/#?[:space:]]+/[^/#?[:space:]]+/pulls?/[0-9]+'), concat(extract(v, '([^/#?[:space:]]+/[^/#?[:space:]]+)/pulls?/[0-9]+'), '#', extract(v, '/pulls?/([0-9]+)')),
+      match(v, '^[^#]+#[0-9]+$'), v,
+      concat(${repoText(repo)}, '#', extract(v, '([0-9]+)/?$')))`;
+  return `arrayDistinct(arrayFilter(v -> match(v, '#[0-9]+$'), arrayMap(v -> ${ref}, ${tokens(column)})))`;
+}
+
+/** The number of a `repo#N` ref, as text. */
+export const refNumber = (ref: string) => `extract(${ref}, '#([0-9]+)$')`;
+/** The repository of a `repo#N` ref; empty for a bare number. */
+export const refRepo = (ref: string) => `extract(${ref}, '^(.*)#[0-9]+$')`;
 
 /** Commits: the trailing sha (7-64 hex digits) of a sha or a commit URL, in lower case. */
 export function commitList(column: string | undefined): string {
@@ -39,9 +62,9 @@ export function incidentColumns(m: IncidentsMapping): string {
     `${timeText(m.started_at)} AS li_started`,
     `${m.resolved_at ? timeText(m.resolved_at) : "''"} AS li_resolved`,
     `${m.summary ? `substring(${text(m.summary)}, 1, ${MAX_SUMMARY_CHARS})` : "''"} AS li_summary`,
-    `${prList(m.caused_by_pr)} AS li_caused_prs`,
+    `${prList(m.caused_by_pr, m.repo)} AS li_caused_prs`,
     `${commitList(m.caused_by_commit)} AS li_caused_commits`,
-    `${prList(m.fixed_by_pr)} AS li_fixed_prs`,
+    `${prList(m.fixed_by_pr, m.repo)} AS li_fixed_prs`,
     `${commitList(m.fixed_by_commit)} AS li_fixed_commits`,
   ].join(',\n       ');
 }
@@ -65,8 +88,17 @@ function iso(value: string): string | null {
   return value ? `${value.replace(' ', 'T')}Z` : null;
 }
 
+/** A `repo#N` ref from the engine as the repository (null for a bare number) and the number. */
+export function prRef(ref: string): IncidentPrRef | null {
+  const at = ref.lastIndexOf('#');
+  const number = Number(ref.slice(at + 1));
+  if (at < 0 || !Number.isSafeInteger(number) || number <= 0) return null;
+  return { repository: at === 0 ? null : ref.slice(0, at), number };
+}
+
 function refs(prs: readonly string[], commits: readonly string[]): IncidentRefs {
-  return { prs: prs.map(Number).filter((n) => Number.isSafeInteger(n) && n > 0), commits: [...commits] };
+  const pr_refs = prs.map(prRef).filter((r): r is IncidentPrRef => r !== null);
+  return { prs: [...new Set(pr_refs.map((r) => r.number))], pr_refs, commits: [...commits] };
 }
 
 export function incidentView(row: IncidentRow, withSummary: boolean): IncidentView {

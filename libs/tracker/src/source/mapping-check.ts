@@ -1,7 +1,7 @@
 import type { FieldError, TrackerMapping } from '@loom/contracts';
 import type { SourceReader } from './source-client';
 
-type Kind = 'any' | 'text' | 'time' | 'link';
+type Kind = 'any' | 'text' | 'time' | 'link' | 'name';
 
 /** What each mapped column must be, per section of the mapping. `table` and value lists are not columns. */
 const COLUMNS: Record<keyof TrackerMapping, Record<string, Kind>> = {
@@ -14,7 +14,7 @@ const COLUMNS: Record<keyof TrackerMapping, Record<string, Kind>> = {
   // A link column holds one value, a list in text, or an Array of values.
   incidents: {
     id: 'any', title: 'text', started_at: 'time', resolved_at: 'time', severity: 'any', status: 'any', summary: 'text',
-    caused_by_pr: 'link', caused_by_commit: 'link', fixed_by_pr: 'link', fixed_by_commit: 'link',
+    caused_by_pr: 'link', caused_by_commit: 'link', fixed_by_pr: 'link', fixed_by_commit: 'link', repo: 'name',
   },
 };
 
@@ -23,11 +23,13 @@ const NEEDS: Record<Kind, string> = {
   text: 'a String column',
   time: 'a Date or DateTime column',
   link: 'a column of one value (a number or text) or an Array of them',
+  name: 'a String column of one value (not an Array)',
 };
 
 function fits(kind: Kind, type: string): boolean {
   if (kind === 'text') return /String/.test(type);
   if (kind === 'time') return /Date/.test(type);
+  if (kind === 'name') return /String/.test(type) && !/Array\(|Map\(|Tuple\(|Nested\(/.test(type);
   if (kind === 'link') return !/Map\(|Tuple\(|Nested\(|Array\(.*Array\(|JSON|Object\(/.test(type);
   return true;
 }
