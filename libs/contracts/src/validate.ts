@@ -88,7 +88,9 @@ function flatten(errors: ValidationError[], prefix = ''): FieldError[] {
     // One entry per field: the kind of value first, else the first broken rule.
     const message = kind !== undefined ? constraints[kind] : Object.values(constraints)[0];
     if (message !== undefined) out.push({ field, message: message.replace(/^property [\s\S]* should not exist$/, 'unknown field') });
-    if (error.children?.length) out.push(...flatten(error.children, field));
+    // A section that must be an object but is an array: its items were validated as sections
+    // too (ValidateNested takes either), and their faults say nothing the field's own does not.
+    if (error.children?.length && !('isObject' in constraints)) out.push(...flatten(error.children, field));
   }
   return out;
 }

@@ -13,6 +13,7 @@ import { RecallRequest, SetFromMessagesRequest } from './memory/memory.dto';
 import { RunCompleteRequest, RunListRequest, RunReportUsageRequest } from './runs/run.dto';
 import { ObserveRecordRequest } from './observe/observe.dto';
 import { ErasureRequest } from './erasure/erasure.dto';
+import { TrackerSourceRegisterRequest } from './tracker/tracker.dto';
 
 const append = { thread_id: 't', role: 'user', content: 'hello' };
 
@@ -113,6 +114,17 @@ describe('validation classes [issue 9: validation]', () => {
       expect(byField['memories_used']).toMatch(/must be a string/);
       expect(fields(() => validateInput(AppendTurnRequest, { ...append, tokens: '12' }))).toEqual(['tokens']);
       expect(capture(() => validateInput(AppendTurnRequest, { ...append, tokens: '12' })).fields?.[0]?.message).toMatch(/must be an integer/);
+    });
+
+    it('TRACKER-01 [issue 13: mapping sections] an optional mapping section that is an array, text, a number or null is named once, as a section, not by its items', () => {
+      const { mapping, connection } = TrackerSourceRegisterRequest.example;
+      for (const value of [[], [{ ...mapping.incidents }], [{ table: 'x' }], 'incidents', 5, null]) {
+        for (const section of ['incidents', 'duplicate_links', 'pr_links', 'ci_runs']) {
+          const error = capture(() => validateInput(TrackerSourceRegisterRequest, { connection, mapping: { ...mapping, [section]: value } }));
+          expect([section, value, (error.fields ?? []).map((f) => f.field)]).toEqual([section, value, [`mapping.${section}`]]);
+          expect(error.fields?.[0]?.message).toMatch(/must be an object/);
+        }
+      }
     });
 
     it('a well-formed surrogate pair (an emoji) is taken', () => {

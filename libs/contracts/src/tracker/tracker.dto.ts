@@ -133,13 +133,13 @@ export class IncidentsMapping {
 
 export class TrackerMapping {
   @IsObject() @ValidateNested() @Type(() => IssuesMapping) issues!: IssuesMapping;
-  @Optional() @ValidateNested() @Type(() => PrLinksMapping) pr_links?: PrLinksMapping;
-  @Optional() @ValidateNested() @Type(() => PullRequestsMapping) pull_requests?: PullRequestsMapping;
-  @Optional() @ValidateNested() @Type(() => CommitsMapping) commits?: CommitsMapping;
-  @Optional() @ValidateNested() @Type(() => CiRunsMapping) ci_runs?: CiRunsMapping;
+  @Optional() @IsObject() @ValidateNested() @Type(() => PrLinksMapping) pr_links?: PrLinksMapping;
+  @Optional() @IsObject() @ValidateNested() @Type(() => PullRequestsMapping) pull_requests?: PullRequestsMapping;
+  @Optional() @IsObject() @ValidateNested() @Type(() => CommitsMapping) commits?: CommitsMapping;
+  @Optional() @IsObject() @ValidateNested() @Type(() => CiRunsMapping) ci_runs?: CiRunsMapping;
   /** Where recorded duplicate links live besides `issues.duplicate_of` (either, both or neither). */
-  @Optional() @ValidateNested() @Type(() => DuplicateLinksMapping) duplicate_links?: DuplicateLinksMapping;
-  @Optional() @ValidateNested() @Type(() => IncidentsMapping) incidents?: IncidentsMapping;
+  @Optional() @IsObject() @ValidateNested() @Type(() => DuplicateLinksMapping) duplicate_links?: DuplicateLinksMapping;
+  @Optional() @IsObject() @ValidateNested() @Type(() => IncidentsMapping) incidents?: IncidentsMapping;
 }
 
 export class TrackerSourceRegisterRequest extends NamespacedRequest {
