@@ -1,7 +1,7 @@
 import type { FieldError, TrackerMapping } from '@loom/contracts';
 import type { SourceReader } from './source-client';
 
-type Kind = 'any' | 'text' | 'time' | 'link' | 'name';
+export type Kind = 'any' | 'text' | 'time' | 'link' | 'name';
 
 /** What each mapped column must be, per section of the mapping. `table` and value lists are not columns. */
 const COLUMNS: Record<keyof TrackerMapping, Record<string, Kind>> = {
@@ -26,10 +26,22 @@ const NEEDS: Record<Kind, string> = {
   name: 'a String column of one value (not an Array)',
 };
 
-function fits(kind: Kind, type: string): boolean {
-  if (kind === 'text') return /String/.test(type);
-  if (kind === 'time') return /Date/.test(type);
-  if (kind === 'name') return /String/.test(type) && !/Array\(|Map\(|Tuple\(|Nested\(/.test(type);
+/** The type a column's values have, without its Nullable and LowCardinality wrappers. */
+function valueType(type: string): string {
+  let t = type.trim();
+  for (let m = /^(?:Nullable|LowCardinality)\((.*)\)$/.exec(t); m; m = /^(?:Nullable|LowCardinality)\((.*)\)$/.exec(t)) t = m[1]!.trim();
+  return t;
+}
+
+/**
+ * Whether a column of this type can be read as `kind`. A text or time field takes one value per
+ * row: `Array(String)`, `Map(String, DateTime)` and the like name String or Date but are no text
+ * or time. A repository name (`name`) is text too.
+ */
+export function fits(kind: Kind, type: string): boolean {
+  if (kind === 'text') return /^(?:String|FixedString\(\d+\))$/.test(valueType(type));
+  if (kind === 'time') return /^(?:Date|Date32|DateTime(?:\(.*\))?|DateTime64\(.*\))$/.test(valueType(type));
+  if (kind === 'name') return fits('text', type);
   if (kind === 'link') return !/Map\(|Tuple\(|Nested\(|Array\(.*Array\(|JSON|Object\(/.test(type);
   return true;
 }
