@@ -23,6 +23,8 @@ const LIVE_SESSIONS = 1_000;
 
 interface LiveSession {
   session: McpSession;
+  /** The tools this session lists. */
+  tools: ReadonlySet<string>;
   server: McpServer;
   transport: StreamableHTTPServerTransport;
   lastUsed: number;
@@ -72,6 +74,8 @@ export class McpEndpoint {
       } catch {
         return send(res, 400, rpcError(null, -32700, 'parse error: the body is not JSON'));
       }
+      // JSON-RPC 2.0: an empty batch is an invalid request (the SDK would accept it with a 202).
+      if (Array.isArray(message) && message.length === 0) return send(res, 400, rpcError(null, -32600, 'invalid request: an empty batch'));
     }
     const id = messageId(message);
     try {
@@ -94,7 +98,7 @@ export class McpEndpoint {
       resolveNamespace(principal, live.session.namespace);
       live.lastUsed = Date.now();
       if (live.session.runId !== '') await this.runs.touch(live.session.namespace, live.session.runId);
-      await live.transport.handleRequest(req, res, message);
+      await live.transport.handleRequest(req, res, withoutUnlistedToolNames(message, live.tools));
     } catch (error) {
       // Loom's own errors say what went wrong and carry their HTTP status (401, 403, 400, 503...).
       if (LoomError.isLoomError(error) && error.code !== 'internal' && !res.headersSent) return send(res, error.status, rpcError(id, error.code === 'invalid_input' ? -32602 : -32001, error.message));
@@ -186,8 +190,8 @@ export class McpEndpoint {
           (session.toolset === 'core' ? ' More tools (session briefs, saved messages, context packs, runs) at /mcp?toolset=all.' : ''),
       },
     );
-    registerLoomTools(server, session, (op, body, authorization) => this.op(op, body, authorization));
-    const live: LiveSession = { session, server, transport, lastUsed: Date.now() };
+    const tools = registerLoomTools(server, session, (op, body, authorization) => this.op(op, body, authorization));
+    const live: LiveSession = { session, tools, server, transport, lastUsed: Date.now() };
     transport.onclose = () => {
       if (this.live.get(session.id) === live) this.live.delete(session.id);
     };
@@ -288,6 +292,25 @@ function bearerToken(authorization: string | undefined): string {
 function messageId(message: unknown): string | number | null {
   const id = typeof message === 'object' && message !== null && !Array.isArray(message) ? (message as { id?: unknown }).id : undefined;
   return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/** What the SDK's "Tool … not found" says in place of a name this session does not list. */
+const UNLISTED_TOOL = "(not in this session's tools/list)";
+
+/**
+ * The SDK answers a call of an unknown tool with "Tool <name> not found", the name as sent: a
+ * token pasted where a tool name goes would come back. A name the session does not list is
+ * replaced before the SDK reads it (in each message of a batch), so the answer is the same
+ * tool error without it.
+ */
+function withoutUnlistedToolNames(message: unknown, tools: ReadonlySet<string>): unknown {
+  if (Array.isArray(message)) return message.map((m) => withoutUnlistedToolNames(m, tools));
+  if (typeof message !== 'object' || message === null || (message as { method?: unknown }).method !== 'tools/call') return message;
+  const params = (message as { params?: unknown }).params;
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return message;
+  const name = (params as { name?: unknown }).name;
+  if (typeof name !== 'string' || tools.has(name)) return message;
+  return { ...message, params: { ...params, name: UNLISTED_TOOL } };
 }
 
 function initializeMethod(message: unknown): boolean {

@@ -12,6 +12,8 @@ type Args = Record<string, unknown>;
 interface ToolContext {
   session: McpSession;
   op: OpCall;
+  /** The names registered for this session (what tools/list answers). */
+  listed: Set<string>;
 }
 
 /**
@@ -35,6 +37,7 @@ const briefSections = z
  * turns (capture belongs to transcript hooks).
  */
 function registerCoreTools(server: McpServer, ctx: ToolContext): void {
+  ctx.listed.add('loom_search');
   server.registerTool(
     'loom_search',
     {
@@ -65,6 +68,7 @@ function registerAllTools(server: McpServer, ctx: ToolContext): void {
   // The arguments reach the op as they are (the schema has checked their types), with the session's namespace.
   const tool: ToolMaker = (name, description, inputSchema, op, body, readOnly) => {
     const callback: ToolCallback<z.ZodRawShape> = async (args, extra) => run(() => ctx.op(op, { ...body(args), namespace: ctx.session.namespace }, bearer(extra.authInfo?.token)));
+    ctx.listed.add(name);
     server.registerTool(name, { description, inputSchema, annotations: { readOnlyHint: readOnly } }, callback);
   };
   // The session's implicit run, unless the caller names another; none for a viewer's session.
@@ -186,10 +190,12 @@ function registerHistoryTools(tool: ToolMaker): void {
   );
 }
 
-export function registerLoomTools(server: McpServer, session: McpSession, op: OpCall): void {
-  const ctx = { session, op };
+/** Registers the session's tools; answers their names. */
+export function registerLoomTools(server: McpServer, session: McpSession, op: OpCall): ReadonlySet<string> {
+  const ctx = { session, op, listed: new Set<string>() };
   registerCoreTools(server, ctx);
   if (session.toolset === 'all') registerAllTools(server, ctx);
+  return ctx.listed;
 }
 
 /** The op's answer as text and as structured content; a refusal as the tool's error. */
