@@ -174,6 +174,11 @@ describe('Hostile input on the newest surfaces: tracker incidents, optional mapp
       'incidents.caused_by_pr': ['labels'],
       'incidents.fixed_by_commit': ['labels'],
       'duplicate_links.linked_at': ['dup', 'names', 'dates', 'by_name'],
+      'incidents.id': ['labels', 'culprit_prs'],
+      'incidents.severity': ['labels'],
+      'incidents.status': ['remedy_shas'],
+      'duplicate_links.issue': ['names', 'by_name'],
+      'duplicate_links.duplicate_of': ['dates'],
     };
     type Section = keyof typeof REQUIRED;
     type Mutation = { section: Section; field: string; kind: 'shape' | 'source'; value?: unknown; apply: (mapping: Record<string, Record<string, unknown>>) => void };
@@ -270,6 +275,9 @@ describe('Hostile input on the newest surfaces: tracker incidents, optional mapp
       // A time field needs one time per row, not an Array or a Map of them; a text field one text.
       await refused('tracker.source_register', register((m) => void (m['duplicate_links'] = { ...DUPLICATE_LINKS, table: 'dup_links', linked_at: 'by_name' })), ['mapping.duplicate_links.linked_at'], other);
       await refused('tracker.source_register', register((m) => void (m['incidents'] = { ...OUTAGES_MAPPING, summary: 'remedy_shas' })), ['mapping.incidents.summary'], other);
+      // An id, a severity or a status is one value per row: a Map or an Array would read as "{}" or "[]".
+      await refused('tracker.source_register', register((m) => void (m['incidents'] = { ...OUTAGES_MAPPING, id: 'labels', severity: 'culprit_prs', status: 'remedy_shas' })), ['mapping.incidents.id', 'mapping.incidents.severity', 'mapping.incidents.status'], other);
+      await refused('tracker.source_register', register((m) => void (m['duplicate_links'] = { ...DUPLICATE_LINKS, issue: 'names', duplicate_of: 'by_name' })), ['mapping.duplicate_links.duplicate_of', 'mapping.duplicate_links.issue'], other);
       expect((await loom.admin.ok('tracker.status', { namespace: other })).source_registered).toBe(false);
       expect(secretsIn(lines.join(''))).toEqual([]);
     }, 120_000);

@@ -1,7 +1,7 @@
 import type { FieldError, TrackerMapping } from '@loom/contracts';
 import type { SourceReader } from './source-client';
 
-export type Kind = 'any' | 'text' | 'time' | 'link' | 'name';
+export type Kind = 'any' | 'one' | 'text' | 'time' | 'link' | 'name';
 
 /** What each mapped column must be, per section of the mapping. `table` and value lists are not columns. */
 const COLUMNS: Record<keyof TrackerMapping, Record<string, Kind>> = {
@@ -10,16 +10,18 @@ const COLUMNS: Record<keyof TrackerMapping, Record<string, Kind>> = {
   pull_requests: { number: 'any', body: 'text', title: 'text', merged_at: 'time' },
   commits: { sha: 'any', message: 'text', committed_at: 'time' },
   ci_runs: { test: 'any', commit: 'any', status: 'any', run_at: 'time' },
-  duplicate_links: { issue: 'any', duplicate_of: 'any', linked_at: 'time' },
+  // An issue id, a severity or a status is one value per row: an Array or Map reads as "[]" or "{}".
+  duplicate_links: { issue: 'one', duplicate_of: 'one', linked_at: 'time' },
   // A link column holds one value, a list in text, or an Array of values.
   incidents: {
-    id: 'any', title: 'text', started_at: 'time', resolved_at: 'time', severity: 'any', status: 'any', summary: 'text',
+    id: 'one', title: 'text', started_at: 'time', resolved_at: 'time', severity: 'one', status: 'one', summary: 'text',
     caused_by_pr: 'link', caused_by_commit: 'link', fixed_by_pr: 'link', fixed_by_commit: 'link', repo: 'name',
   },
 };
 
 const NEEDS: Record<Kind, string> = {
   any: 'any column',
+  one: 'a column of one value per row (a number, text or time), not an Array, Map or Tuple',
   text: 'a String column',
   time: 'a Date or DateTime column',
   link: 'a column of one value (a number or text) or an Array of them',
@@ -42,6 +44,7 @@ export function fits(kind: Kind, type: string): boolean {
   if (kind === 'text') return /^(?:String|FixedString\(\d+\))$/.test(valueType(type));
   if (kind === 'time') return /^(?:Date|Date32|DateTime(?:\(.*\))?|DateTime64\(.*\))$/.test(valueType(type));
   if (kind === 'name') return fits('text', type);
+  if (kind === 'one') return !/^(?:Array|Map|Tuple|Nested|Object|JSON|Variant|Dynamic|AggregateFunction|SimpleAggregateFunction)\b/.test(valueType(type));
   if (kind === 'link') return !/Map\(|Tuple\(|Nested\(|Array\(.*Array\(|JSON|Object\(/.test(type);
   return true;
 }
