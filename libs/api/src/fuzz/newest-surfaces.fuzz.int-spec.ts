@@ -437,6 +437,17 @@ describe('Hostile input on the newest surfaces: tracker incidents, optional mapp
       expect(wrongRun.body.result.isError).toBe(true);
       expectClean({ run_id: ghp }, wrongRun);
       expect(await turns()).toBe(before);
+      // A namespace the token does not reach, named with a pasted token: refused, the name withheld.
+      for (const namespace of [ghp, 'AKIAQ7X2M4N6P8R0T2V4']) {
+        const init = await fetch(`${loom.url}/mcp?namespace=${encodeURIComponent(namespace)}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: ACCEPT, authorization: `Bearer ${writerToken}` },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+        });
+        const text = await init.text();
+        expect([namespace, init.status, JSON.parse(text).error.message]).toEqual([namespace, 403, expect.stringMatching(/no access to namespace/)]);
+        expectClean(namespace, { status: init.status, text, body: JSON.parse(text) });
+      }
       // A body past the HTTP limit is still a JSON-RPC answer, not the web framework's.
       const tooBig = await post(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'loom_search', arguments: { query: 'y'.repeat(9 * 1024 * 1024) } } }), sessionId);
       expect([tooBig.status, tooBig.body?.jsonrpc, typeof tooBig.body?.error?.code]).toEqual([413, '2.0', 'number']);

@@ -9,7 +9,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { InitializeRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { OpDispatcher } from '../ops/op-dispatcher';
+import { withoutHigh, type OpDispatcher } from '../ops/op-dispatcher';
 import { McpSessions, type McpSession } from './mcp-sessions';
 import { registerLoomTools } from './mcp-tools';
 
@@ -324,8 +324,9 @@ function initializeProblems(message: unknown): string {
   return parsed.error.issues.map((i) => `${i.path.join('.') || 'message'}: ${i.message}`).join('; ');
 }
 
+/** A JSON-RPC error. Its message may quote what the caller sent (a namespace it has no access to): what reads as high is withheld, as in the op API's errors. */
 function rpcError(id: string | number | null, code: number, message: string): object {
-  return { jsonrpc: '2.0', id, error: { code, message } };
+  return { jsonrpc: '2.0', id, error: { code, message: withoutHigh(message) } };
 }
 
 function send(res: ServerResponse, status: number, body: object): void {
