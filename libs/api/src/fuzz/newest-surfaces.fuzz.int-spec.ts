@@ -448,6 +448,34 @@ describe('Hostile input on the newest surfaces: tracker incidents, optional mapp
         expect([namespace, init.status, JSON.parse(text).error.message]).toEqual([namespace, 403, expect.stringMatching(/no access to namespace/)]);
         expectClean(namespace, { status: init.status, text, body: JSON.parse(text) });
       }
+      // The HTTP around the message: a missing Accept or content type, a session id that is a
+      // pasted token, GET and DELETE without a session, a method /mcp does not serve.
+      const ping = JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'ping' });
+      const http = async (method: string, headers: Record<string, string>, body?: string) => {
+        const response = await fetch(`${loom.url}/mcp`, { method, headers: { authorization: `Bearer ${writerToken}`, ...headers }, ...(body !== undefined ? { body } : {}) });
+        const text = await response.text();
+        let parsed: unknown;
+        try {
+          parsed = text === '' ? undefined : JSON.parse(text);
+        } catch {
+          parsed = undefined;
+        }
+        return { status: response.status, text, body: parsed as any };
+      };
+      const requests: Array<[string, Record<string, string>, string | undefined]> = [
+        ['POST', { 'content-type': 'application/json', 'mcp-session-id': sessionId }, ping],
+        ['POST', { 'content-type': 'text/plain', accept: ACCEPT, 'mcp-session-id': sessionId }, ping],
+        ['POST', { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': ghp! }, ping],
+        ['GET', { accept: 'text/event-stream' }, undefined],
+        ['DELETE', {}, undefined],
+        ['DELETE', { 'mcp-session-id': `${skKey}` }, undefined],
+        ['PUT', { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': sessionId }, ping],
+      ];
+      for (const [method, headers, body] of requests) {
+        const answer = await http(method, headers, body);
+        expect([method, headers, answer.status >= 400 && answer.status < 500, answer.body?.jsonrpc, typeof answer.body?.error?.code]).toEqual([method, headers, true, '2.0', 'number']);
+        expect([method, headers, problems(`${JSON.stringify(headers)}${body ?? ''}`, answer)]).toEqual([method, headers, []]);
+      }
       // A body past the HTTP limit is still a JSON-RPC answer, not the web framework's.
       const tooBig = await post(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'loom_search', arguments: { query: 'y'.repeat(9 * 1024 * 1024) } } }), sessionId);
       expect([tooBig.status, tooBig.body?.jsonrpc, typeof tooBig.body?.error?.code]).toEqual([413, '2.0', 'number']);
