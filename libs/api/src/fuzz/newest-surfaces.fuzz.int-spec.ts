@@ -438,7 +438,7 @@ describe('Hostile input on the newest surfaces: tracker incidents, optional mapp
       expectClean({ run_id: ghp }, wrongRun);
       expect(await turns()).toBe(before);
       // A namespace the token does not reach, named with a pasted token: refused, the name withheld.
-      for (const namespace of [ghp, 'AKIAQ7X2M4N6P8R0T2V4']) {
+      for (const namespace of [ghp!, 'AKIAQ7X2M4N6P8R0T2V4']) {
         const init = await fetch(`${loom.url}/mcp?namespace=${encodeURIComponent(namespace)}`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', accept: ACCEPT, authorization: `Bearer ${writerToken}` },
