@@ -164,7 +164,7 @@ describe('Hostile input on the newest surfaces: tracker incidents, optional mapp
     /** Kinds a whole section must not be. */
     const BAD_SECTIONS: readonly unknown[] = [[], [{ ...OUTAGES_MAPPING }], 'outages', 5, true, null];
     const REQUIRED = { incidents: ['table', 'id', 'title', 'started_at'], duplicate_links: ['table', 'issue', 'duplicate_of'] } as const;
-    const OPTIONAL = { incidents: ['resolved_at', 'severity', 'status', 'summary', 'caused_by_pr', 'caused_by_commit', 'fixed_by_pr', 'fixed_by_commit'], duplicate_links: ['linked_at'] } as const;
+    const OPTIONAL = { incidents: ['resolved_at', 'severity', 'status', 'summary', 'caused_by_pr', 'caused_by_commit', 'fixed_by_pr', 'fixed_by_commit', 'repo'], duplicate_links: ['linked_at'] } as const;
     /** Real columns of a kind the field cannot take (checked against the source), by field. */
     const WRONG_KIND: Record<string, readonly string[]> = {
       'incidents.title': ['culprit_prs', 'began', 'labels'],
@@ -177,6 +177,7 @@ describe('Hostile input on the newest surfaces: tracker incidents, optional mapp
       'incidents.id': ['labels', 'culprit_prs'],
       'incidents.severity': ['labels'],
       'incidents.status': ['remedy_shas'],
+      'incidents.repo': ['culprit_prs', 'remedy_shas', 'labels', 'began'],
       'duplicate_links.issue': ['names', 'by_name'],
       'duplicate_links.duplicate_of': ['dates'],
     };
