@@ -1,5 +1,5 @@
 import { evidenceOf, testGlobsOf } from './evidence';
-import { rankDuplicates } from './ranker';
+import { DefaultRankerOptions, rankDuplicates, templateFactor } from './ranker';
 
 const day = 86_400_000;
 
@@ -49,6 +49,30 @@ describe('duplicate ranker [TRACKER-03]', () => {
       { id: 'other', title: 'Flaky test 02999_other_case', body: '' },
     ]);
     expect(ranked[0]).toMatchObject({ id: 'umbrella', shared: ['03008_deduplication_mv_replicated'] });
+  });
+
+  it('TRACKER-03: a title many older issues share (a template) lowers the scores but not the order; a title one older issue shares changes nothing', () => {
+    const title = '[tool_crash] FileSystemException: Cannot open file, errno = 2';
+    const crashes = [
+      { id: 'pub', title, body: 'Command: flutter pub get. at _DefaultPub.get pub.dart readAsStringSync' },
+      { id: 'pods', title, body: 'Command: flutter pub get. at CocoaPods.setupPodfile cocoapods.dart copySync' },
+      { id: 'run', title, body: 'Command: flutter run. at FlutterCommand.verifyThenRunCommand' },
+      { id: 'doc', title: 'Typo on the install page', body: 'the word flutter is misspelt' },
+    ];
+    const query = { title, body: 'Command: flutter pub get. at CocoaPods.setupPodfile cocoapods.dart' };
+    const templated = rankDuplicates(query, crashes);
+    const plain = rankDuplicates(query, crashes, { ...DefaultRankerOptions, templatePenalty: 0 });
+    expect(templated.map((r) => r.id)).toEqual(plain.map((r) => r.id));
+    expect(templated[0]!.id).toBe('pods');
+    // Three older issues share the title: every score is divided by 1 + ln 3.
+    expect(templated[0]!.score).toBeCloseTo(plain[0]!.score / (1 + Math.log(3)), 3);
+    expect(templated[0]!.score).toBeLessThan(0.5);
+    expect(plain[0]!.score).toBeGreaterThan(0.5);
+
+    const once = [crashes[1]!, crashes[3]!];
+    expect(rankDuplicates(query, once)).toEqual(rankDuplicates(query, once, { ...DefaultRankerOptions, templatePenalty: 0 }));
+    expect(templateFactor(title, [title, 'Typo on the install page'], 0.6, 1)).toBe(1);
+    expect(templateFactor(title, [title, `${title} (again)`, 'Typo'], 0.6, 1)).toBeCloseTo(1 / (1 + Math.log(2)), 6);
   });
 
   it('no candidates, no ranking; evidence ignores URLs and generic exception names', () => {

@@ -35,9 +35,32 @@ export interface RankerOptions {
   recencyWeight: number;
   /** Days over which that share fades (e-folding time). */
   recencyDays: number;
+  /**
+   * Word overlap (Jaccard of the title's distinct terms) at which an older issue's title counts as
+   * the same title as the new one's: a template ("[tool_crash] FileSystemException: …", a CI
+   * report's heading) or a near copy.
+   */
+  templateSimilarity: number;
+  /**
+   * How much a templated title lowers every score of a check: with `t` older issues sharing the
+   * new issue's title, scores are divided by 1 + templatePenalty * ln(t). One such issue (t = 1)
+   * changes nothing: a title matching one older issue is strong evidence. A title many issues share
+   * says little about which bug it is, like a common word; the order of the candidates is unchanged.
+   */
+  templatePenalty: number;
 }
 
-export const DefaultRankerOptions: RankerOptions = { titleWeight: 3, k1: 1.2, b: 0.75, evidenceWeight: 0.3, maxBodyChars: 8_000, recencyWeight: 0.15, recencyDays: 90 };
+export const DefaultRankerOptions: RankerOptions = {
+  titleWeight: 3,
+  k1: 1.2,
+  b: 0.75,
+  evidenceWeight: 0.3,
+  maxBodyChars: 8_000,
+  recencyWeight: 0.35,
+  recencyDays: 90,
+  templateSimilarity: 0.6,
+  templatePenalty: 1,
+};
 
 /** Text a bug report carries that says nothing about the bug: links and the issue template's headings. */
 function clean(text: string, maxChars: number): string {
@@ -54,6 +77,24 @@ interface Doc {
   evidence: Set<string>;
   globs: string[];
   openedAt: number | undefined;
+}
+
+function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  let shared = 0;
+  for (const term of a) if (b.has(term)) shared += 1;
+  return shared / (a.size + b.size - shared);
+}
+
+/**
+ * The factor a check's scores are multiplied by when the new issue's title is one many older
+ * issues share: 1 / (1 + penalty * ln(t)), t the number of older titles at least `similarity`
+ * alike (the inverse frequency of the whole title in the pool, as IDF weighs a word).
+ */
+export function templateFactor(title: string, olderTitles: readonly string[], similarity: number, penalty: number): number {
+  const terms = new Set(tokenize(title));
+  const twins = olderTitles.filter((t) => jaccard(terms, new Set(tokenize(t))) >= similarity).length;
+  return twins > 1 ? 1 / (1 + penalty * Math.log(twins)) : 1;
 }
 
 function weightedTerms(title: string, body: string, titleWeight: number): { tf: Map<string, number>; length: number } {
@@ -76,13 +117,15 @@ function weightedTerms(title: string, body: string, titleWeight: number): { tf: 
  * lexical search, normalised by the query's score against itself so that one threshold serves
  * every query, blended with the share of the query's code evidence (error codes, exception
  * names, stack symbols, CI failure ids) the candidate also carries, each item weighted by rarity.
+ * Scores are lowered when the new issue's title is a template many older issues share, and by
+ * time (see RankerOptions). Knobs settled on a repository split (docs/adr/0036).
  */
 export function rankDuplicates(
   query: { title: string; body?: string | undefined; openedAt?: number | undefined },
   candidates: readonly IssueText[],
   options: RankerOptions = DefaultRankerOptions,
 ): RankedIssue[] {
-  const { titleWeight, k1, b, evidenceWeight, maxBodyChars, recencyWeight, recencyDays } = options;
+  const { titleWeight, k1, b, evidenceWeight, maxBodyChars, recencyWeight, recencyDays, templateSimilarity, templatePenalty } = options;
   const docs: Doc[] = candidates.map((c) => {
     const body = clean(c.body, maxBodyChars);
     const { tf, length } = weightedTerms(c.title, body, titleWeight);
@@ -133,13 +176,14 @@ export function rankDuplicates(
     evidenceTotal += w;
   }
   const useEvidence = evidenceTotal > 0 ? evidenceWeight : 0;
+  const template = templatePenalty > 0 ? templateFactor(query.title, candidates.map((c) => c.title), templateSimilarity, templatePenalty) : 1;
 
   return docs
     .map((d) => {
       const lexical = self > 0 ? Math.min(1, bm25(d.tf, d.length) / self) : 0;
       const shared = [...queryEvidence].filter((item) => d.evidence.has(item) || coveredByGlob(item, d.globs)).sort((x, y) => evidenceIdf.get(y)! - evidenceIdf.get(x)!);
       const evidence = evidenceTotal > 0 ? shared.reduce((sum, item) => sum + evidenceIdf.get(item)!, 0) / evidenceTotal : 0;
-      const score = ((1 - useEvidence) * lexical + useEvidence * evidence) * (1 - recencyWeight + recencyWeight * proximity(d.openedAt));
+      const score = ((1 - useEvidence) * lexical + useEvidence * evidence) * template * (1 - recencyWeight + recencyWeight * proximity(d.openedAt));
       return { id: d.id, score: Math.round(score * 10_000) / 10_000, shared: shared.slice(0, 8).map(describeEvidence) };
     })
     .sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : 1));
