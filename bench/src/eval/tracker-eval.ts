@@ -289,7 +289,7 @@ export function renderTrackerMarkdown(f: TrackerFigures, meta: { stamp: string; 
           '|---|---|---|---|---|',
           ...f.splits.map((s) => `| ${s.name} | ${s.rankedFirst} of ${s.pairs} | ${s.inTop5} of ${s.pairs} | ${s.falsePositives} of ${s.unlinked} (${s.unlinked ? ((100 * s.falsePositives) / s.unlinked).toFixed(1) : '-'} per 100) | ${s.topUnlinkedScore} |`),
           '',
-          'Tuning split: the pairs and unlinked issues the ranker\'s knobs were settled on (unknown query terms in the normalisation, the recency share, test-glob evidence, the 0.5 threshold). Held-out split: issues added after that, with no ranker knob changed since; its figures are the honest ones. The answering of recorded duplicates with their originals (ADR 0034) has no knob, but it was prompted by misses seen on the whole set, held-out pairs included.',
+          'Tuning split: the pairs and unlinked issues the ranker\'s knobs were settled on. Since ADR 0036 (2026-12-02) that is every issue of the ClickHouse, microsoft/vscode and flutter/flutter sets; the rust-lang/rust, golang/go, microsoft/TypeScript, denoland/deno, kubernetes/kubernetes and nodejs/node sets are held out (ADR 0036 used them once, to reject knob values that made them worse). Held-out figures are the honest ones. The answering of recorded duplicates with their originals (ADR 0034) has no knob, but it was prompted by misses seen on the ClickHouse set.',
           '',
         ]
       : []),
