@@ -13,7 +13,7 @@
  *       DIR is a chDB directory holding Loom's table with bench turns (copy of sparse-query-lab's,
  *       opened and changed in place: give a copy). --copies N also measures N copies of the turns
  *       under new ids (timing only: copies tie in the exact ranking).
- *   node dist/bench/src/lab/ivf-lab.js locomo [--lists 16,64,256] [--probes 1,2,4,8,16]
+ *   node dist/bench/src/lab/ivf-lab.js locomo [--provider hashed|use] [--lists 16,64,256] [--probes 1,2,4,8,16]
  *       recall only, pure computation, LoCoMo turns pooled in one namespace, its questions as queries.
  *   node dist/bench/src/lab/ivf-lab.js insert-cost [--lists 256] [--batches 4]
  *       append cost of the list assignment: none, a materialized view, the writer.
@@ -22,14 +22,15 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Session } from 'chdb';
-import { HashedEmbeddingProvider } from '@loom/providers';
+import { HashedEmbeddingProvider, UniversalSentenceEncoderProvider } from '@loom/providers';
 import { latestLive, quantize, rankExact, vectorCandidatesStatement, type CandidateRow } from '@loom/conversations';
 import { loadLocomo } from '../locomo/data';
 import { MIGRATIONS_SRC } from '../util/paths';
 import { summarize } from '../util/stats';
 import { TurnGenerator } from '../workload/text';
 
-const DIMS = 384;
+/** The vectors' dimension: 384 (hashed), 512 when `locomo --provider use`. */
+let DIMS = 384;
 const FLOOR = 0.3;
 const LIMIT = 10;
 const CANDIDATES = 2 * LIMIT + 20;
@@ -217,20 +218,31 @@ function int8Of(v: readonly number[]): { q8: Int8Array; scale: number } {
   return { q8: Int8Array.from(v, (x) => (scale > 0 ? Math.round(x / scale) : 0)), scale };
 }
 
-function locomo(): void {
-  const provider = new HashedEmbeddingProvider();
+async function locomo(): Promise<void> {
   const data = loadLocomo();
   const turns = data.conversations.flatMap((c) => c.turns.map((t) => t.content));
   const questions = data.conversations.flatMap((c) => c.questions.map((q) => q.question));
-  const vectors = turns.map((t) => provider.embedOne(t));
+  const which = argument('provider', 'hashed');
+  let embed: (texts: string[]) => Promise<number[][]>;
+  if (which === 'use') {
+    const use = new UniversalSentenceEncoderProvider();
+    DIMS = use.dims;
+    embed = (texts) => use.embed(texts);
+  } else {
+    const hashed = new HashedEmbeddingProvider();
+    embed = (texts) => Promise.resolve(texts.map((t) => hashed.embedOne(t)));
+  }
+  const started = process.hrtime.bigint();
+  const vectors = await embed(turns);
+  const queryVectors = await embed(questions);
+  console.log(`embedded ${turns.length + questions.length} texts with ${which}: ${(ms(started) / 1000).toFixed(0)} s`);
   const unit = pack(vectors);
   const int8 = vectors.map(int8Of);
   const q8 = int8.map((x) => x.q8);
   const scales = int8.map((x) => x.scale);
-  const queryVectors = questions.map((q) => provider.embedOne(q));
   const truth = queryVectors.map((q) => exactTop(unit, pack([q])));
   const asked = truth.filter((t) => t.length > 0).length;
-  console.log(`LoCoMo: ${turns.length} turns pooled in one namespace, ${questions.length} questions (${asked} with a hit above the floor ${FLOOR}), hashed provider`);
+  console.log(`LoCoMo: ${turns.length} turns pooled in one namespace, ${questions.length} questions (${asked} with a hit above the floor ${FLOOR}), ${which} provider`);
   console.log('| lists | k-means ms (all turns, 10 iterations) | list sizes min / p50 / max | nprobe | share of rows ranked | recall of the exact top 10 | questions with every hit |');
   console.log('|---|---|---|---|---|---|---|');
   for (const k of numbers(argument('lists', '16,64,256'))) {
@@ -617,6 +629,6 @@ async function insertCost(): Promise<void> {
 }
 
 const mode = process.argv[2];
-if (mode === 'locomo') locomo();
+if (mode === 'locomo') void locomo();
 else if (mode === 'insert-cost') void insertCost();
 else void search();
