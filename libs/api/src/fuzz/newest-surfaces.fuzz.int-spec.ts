@@ -17,6 +17,7 @@ import {
   uniqueNamespace,
   type TestLoom,
 } from '../../../testing/src';
+import { MAX_BATCH_MESSAGES } from '../mcp/mcp-endpoint';
 
 /**
  * Hostile input on the surfaces added last: `tracker.incidents`, the optional `duplicate_links`
@@ -482,5 +483,35 @@ describe('Hostile input on the newest surfaces: tracker incidents, optional mapp
       expect([tooBig.status, tooBig.body?.jsonrpc, typeof tooBig.body?.error?.code]).toEqual([413, '2.0', 'number']);
       expect(secretsIn(lines.join(''))).toEqual([]);
     }, 240_000);
+
+    /** How many ops the gateway has run (each logs one `op` line), to show a refused call ran none. */
+    const opsRun = () => (lines.join('').match(/"msg":"op"/g) ?? []).length;
+    const turnCount = async () => (await storage().query<{ n: string }>(`SELECT toString(count()) AS n FROM ${storage().tables.conversations} WHERE namespace = {ns:String}`, { ns }))[0]!.n;
+
+    it('MCP-01, MCP-03 [issue 12: MCP errors]: a JSON-RPC batch past MAX_BATCH_MESSAGES is one -32600 error saying the limit, and none of it runs; a batch at the limit runs', async () => {
+      expect(MAX_BATCH_MESSAGES).toBe(32);
+      const append = (i: number, thread: string, content = `turn ${i}`) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'loom_conversation_append', arguments: { thread_id: thread, role: 'user', content } } });
+      const opsBefore = opsRun();
+      const turnsBefore = await turnCount();
+      for (const size of [MAX_BATCH_MESSAGES + 1, 100, 5_000]) {
+        const sent = JSON.stringify(Array.from({ length: size }, (_, i) => append(i, 'batch-over', `turn ${i}: ${FUZZ_SECRETS[i % FUZZ_SECRETS.length]!}`)));
+        const answer = await post(sent, allSessionId);
+        expect([size, answer.status, answer.body]).toEqual([size, 400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `invalid request: a batch of ${size} messages is over the limit of 32 per POST` } }]);
+        expect([size, problems(sent, answer)]).toEqual([size, []]);
+      }
+      // Without a session, or with a bad token, the size is refused all the same (before anything else is read).
+      const pings = JSON.stringify(Array.from({ length: 40 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' })));
+      for (const answer of [await post(pings), await post(pings, allSessionId, { authorization: `Bearer ${FUZZ_SECRETS[0]!}` })]) {
+        expect([answer.status, answer.body.error.code, problems(pings, answer)]).toEqual([400, -32600, []]);
+      }
+      expect([opsRun() - opsBefore, await turnCount()]).toEqual([0, turnsBefore]);
+      expect((await loom.admin.call('conversation.get', { namespace: ns, thread_id: 'batch-over' })).status).toBe(404);
+      // At the limit every message runs and is answered.
+      const opsAtLimit = opsRun();
+      const atLimit = await post(JSON.stringify(Array.from({ length: MAX_BATCH_MESSAGES }, (_, i) => append(i, 'batch-at'))), allSessionId);
+      expect([atLimit.status, Array.isArray(atLimit.body) && atLimit.body.length, (atLimit.body as Array<{ result?: { isError?: boolean } }>).filter((m) => m.result && !m.result.isError).length]).toEqual([200, MAX_BATCH_MESSAGES, MAX_BATCH_MESSAGES]);
+      expect(opsRun() - opsAtLimit).toBe(MAX_BATCH_MESSAGES);
+      expect((await loom.admin.ok('conversation.list', { namespace: ns, thread_id: 'batch-at', limit: 100 })).messages).toHaveLength(MAX_BATCH_MESSAGES);
+    }, 120_000);
   });
 });

@@ -16,6 +16,11 @@ import { registerLoomTools } from './mcp-tools';
 /** The JSON-RPC envelope (message, params, arguments) around an op's body. */
 const MAX_MESSAGE_DEPTH = Limits.maxJsonDepth + 3;
 /**
+ * The most messages one POST may batch: each `tools/call` in a batch runs an op, so a batch is
+ * refused whole, before any of it runs, past this many.
+ */
+export const MAX_BATCH_MESSAGES = 32;
+/**
  * Sessions served from this replica's memory (each an McpServer and its transport). The least
  * recently used makes room: a session it held is read from storage again when it returns.
  */
@@ -76,6 +81,9 @@ export class McpEndpoint {
       }
       // JSON-RPC 2.0: an empty batch is an invalid request (the SDK would accept it with a 202).
       if (Array.isArray(message) && message.length === 0) return send(res, 400, rpcError(null, -32600, 'invalid request: an empty batch'));
+      if (Array.isArray(message) && message.length > MAX_BATCH_MESSAGES) {
+        return send(res, 400, rpcError(null, -32600, `invalid request: a batch of ${message.length} messages is over the limit of ${MAX_BATCH_MESSAGES} per POST`));
+      }
     }
     const id = messageId(message);
     try {
