@@ -294,12 +294,18 @@ describe('MCP endpoint (/mcp)', () => {
       expect(await call(client, 'loom_conversation_append', { thread_id: 'v', role: 'user', content: 'not mine to write' })).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/writer role/) }] });
     });
 
-    it('a tool call cannot reach outside its session\'s namespace by naming another in its arguments', async () => {
+    it('a tool call cannot reach outside its session\'s namespace by naming another in its arguments: namespace is no tool argument, refused by name, and nothing is written', async () => {
       const other = uniqueNamespace();
       await loom.record(other);
-      // Every-namespace admin's session on ns: the arguments name another namespace, the session's wins.
+      // Every-namespace admin's session on ns: the arguments name another namespace. No tool takes
+      // one (the session's is the URL's), so the call is refused as any unknown argument is.
       const { client } = await connect(`?toolset=all&namespace=${ns}`, { token: loom.admin.token });
-      expect((await call(client, 'loom_conversation_append', { namespace: other, thread_id: 'pinned', role: 'user', content: 'stays in the session namespace' })).isError).toBeFalsy();
+      const refused = await call(client, 'loom_conversation_append', { namespace: other, thread_id: 'pinned', role: 'user', content: 'stays in the session namespace' });
+      expect([refused.isError, refused.content]).toEqual([true, [expect.objectContaining({ text: expect.stringMatching(/unknown argument: namespace \(the session's namespace is the one the MCP URL names/) })]]);
+      expect((await loom.admin.call('conversation.get', { namespace: ns, thread_id: 'pinned' })).status).toBe(404);
+      expect((await loom.admin.call('conversation.get', { namespace: other, thread_id: 'pinned' })).status).toBe(404);
+      // Without it the turn lands in the session's namespace.
+      await ok(client, 'loom_conversation_append', { thread_id: 'pinned', role: 'user', content: 'stays in the session namespace' });
       expect((await loom.admin.ok('conversation.list', { namespace: ns, thread_id: 'pinned' })).messages).toHaveLength(1);
       expect((await loom.admin.call('conversation.get', { namespace: other, thread_id: 'pinned' })).status).toBe(404);
     });

@@ -35,6 +35,13 @@ describe('contracts', () => {
     expect(capture(() => validateInput(BriefReviseRequest, { namespace: 'acme', agent: 'default', scope: { bounded: 'yes' }, request: {} })).fields?.map((f) => f.field)).toEqual(['scope.bounded']);
   });
 
+  it('[issue 11: durable events] a loom.brief.revise.v1 scope that is no object (an array of scopes, an empty array, text, null) is named once, as scope, not by its items', () => {
+    for (const scope of [[], [{ bounded: false }], [{ bounded: 'yes' }], 'bounded', 5, null]) {
+      const error = capture(() => validateInput(BriefReviseRequest, { namespace: 'acme', agent: 'default', scope, request: {} }));
+      expect([scope, (error.fields ?? []).map((f) => f.field), error.fields?.[0]?.message]).toEqual([scope, ['scope'], expect.stringMatching(/must be an object/)]);
+    }
+  });
+
   it('[issue 11: durable events] the example of loom.memory.extraction-requested.v1 passes its validator, a payload without an id does not, and both durable subjects are on the work stream', () => {
     expect(validateInput(MemoryExtractionRequestedEvent, { ...MemoryExtractionRequestedEvent.example }).extraction_id).toBe('ext_1');
     expect(capture(() => validateInput(MemoryExtractionRequestedEvent, { namespace: 'acme' })).fields?.map((f) => f.field)).toEqual(['extraction_id']);

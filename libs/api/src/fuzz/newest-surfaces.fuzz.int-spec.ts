@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import * as fc from 'fast-check';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { TRACKER_IDENTIFIER } from '@loom/contracts';
+import { printableKey, TRACKER_IDENTIFIER } from '@loom/contracts';
 import { createLogger } from '@loom/platform';
 import {
   createOutagesTable,
@@ -17,6 +17,8 @@ import {
   uniqueNamespace,
   type TestLoom,
 } from '../../../testing/src';
+import { MAX_BATCH_MESSAGES } from '../mcp/mcp-endpoint';
+import { withoutHigh } from '../ops/op-dispatcher';
 
 /**
  * Hostile input on the surfaces added last: `tracker.incidents`, the optional `duplicate_links`
@@ -482,5 +484,132 @@ describe('Hostile input on the newest surfaces: tracker incidents, optional mapp
       expect([tooBig.status, tooBig.body?.jsonrpc, typeof tooBig.body?.error?.code]).toEqual([413, '2.0', 'number']);
       expect(secretsIn(lines.join(''))).toEqual([]);
     }, 240_000);
+
+    /** How many ops the gateway has run (each logs one `op` line), to show a refused call ran none. */
+    const opsRun = () => (lines.join('').match(/"msg":"op"/g) ?? []).length;
+    const turnCount = async () => (await storage().query<{ n: string }>(`SELECT toString(count()) AS n FROM ${storage().tables.conversations} WHERE namespace = {ns:String}`, { ns }))[0]!.n;
+    const toolCallText = (name: string, args: unknown, id: number | string = 3) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+
+    it('MCP-01, MCP-03 [issue 12: MCP errors]: generated arguments a tool does not know are refused, each named (one that reads as high withheld), and the op never runs', async () => {
+      // What each tool takes, as its listing says; the listing says nothing else is taken.
+      const listed = new Map<string, { properties: Record<string, unknown>; additionalProperties: unknown }>();
+      for (const session of [sessionId, allSessionId]) {
+        const answer = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), session);
+        for (const t of answer.body.result.tools as Array<{ name: string; inputSchema: { properties: Record<string, unknown>; additionalProperties: unknown } }>) listed.set(t.name, t.inputSchema);
+      }
+      expect([...listed.values()].map((schema) => schema.additionalProperties)).toEqual([...listed.keys()].map(() => false));
+      // A valid call of each tool but for the unknown arguments added to it.
+      const VALID: Record<string, Record<string, unknown>> = {
+        loom_search: { query: 'ledger' },
+        loom_conversation_append: { thread_id: 'strict', role: 'user', content: 'never stored' },
+        loom_brief_list: {},
+        loom_brief_save: { brief_key: 'strict/never', sections: { goal: 'never saved' }, use_llm: false },
+        loom_context_pack: { query: 'ledger' },
+        loom_history_path: { repository: 'demo', path: 'src/a.ts' },
+        loom_run_complete: { status: 'succeeded' },
+      };
+      const unknownName = fc.oneof(
+        { arbitrary: fc.constantFrom('limt', 'namespace', 'Query', 'query ', 'thread-id', 'runId', '__proto__', 'constructor', 'prototype', 'toString', '', ' ', '\u0000', '👍', 'é\u0301', "' OR 1=1 --", 'x'.repeat(300), ...FUZZ_SECRETS, `a_${FUZZ_SECRETS[0]!}`, `x-${FUZZ_SECRETS[1]!}`, `my key is ${FUZZ_SECRETS[2]!}`), weight: 3 },
+        { arbitrary: fc.string({ minLength: 1, maxLength: 20 }), weight: 2 },
+        { arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }), weight: 1 },
+      );
+      const failures: string[] = [];
+      const opsBefore = opsRun();
+      const turnsBefore = await turnCount();
+      let calls = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom(...Object.keys(VALID)), fc.uniqueArray(unknownName, { minLength: 1, maxLength: 6 }), fc.anything({ maxDepth: 1 }), async (tool, names, value) => {
+          const schema = listed.get(tool)!;
+          const unknown = names.filter((n) => !Object.prototype.hasOwnProperty.call(schema.properties, n));
+          if (unknown.length === 0) return true;
+          const args: Record<string, unknown> = { ...VALID[tool] };
+          for (const n of unknown) Object.defineProperty(args, n, { value: value ?? 1, enumerable: true, configurable: true, writable: true });
+          const sent = toolCallText(tool, args);
+          const answer = await post(sent, tool === 'loom_search' ? sessionId : allSessionId);
+          calls++;
+          const text: string = answer.body?.result?.content?.[0]?.text ?? '';
+          const found = problems(sent, answer);
+          if (answer.status !== 200 || answer.body?.result?.isError !== true) found.push(`answered ${answer.status} ${answer.text.slice(0, 200)}`);
+          if (!/Input validation error: .*unknown arguments?: /.test(text)) found.push('no "unknown argument"');
+          // Each named, printable, unless it reads as high (then withheld, which problems() checks).
+          const shown = (n: string) => (n === '__proto__' ? n : withoutHigh(printableKey(n)));
+          for (const n of unknown) if (secretsIn(n).length === 0 && !text.includes(shown(n))) found.push(`${JSON.stringify(n)} not named`);
+          if (found.length > 0) failures.push(`${found.join('; ')}: ${tool} ${JSON.stringify(unknown).slice(0, 200)} → ${text.slice(0, 300)}`);
+          return true;
+        }),
+        { seed, numRuns: 150, interruptAfterTimeLimit: 90_000 },
+      );
+      process.stdout.write(`MCP unknown-argument fuzz seed ${seed}: ${calls} calls\n`);
+      expect(calls).toBeGreaterThan(50);
+      expect(failures.slice(0, 10)).toEqual([]);
+      expect([opsRun() - opsBefore, await turnCount()]).toEqual([0, turnsBefore]);
+      expect(secretsIn(lines.join(''))).toEqual([]);
+      // The same call without them runs (loom_search: memory.search and conversation.search).
+      expect((await post(toolCallText('loom_search', VALID['loom_search']), sessionId)).body.result.isError).toBeFalsy();
+      expect(opsRun() - opsBefore).toBe(2);
+    }, 180_000);
+
+    it('MCP-01, MCP-03 [issue 12: MCP errors]: hand-picked unknown arguments: a typo, several, one with a wrong type beside it, nested ones, a pasted secret, past the field-error limit', async () => {
+      const [ghp, skKey] = FUZZ_SECRETS;
+      const callTool = async (name: string, args: unknown, session = allSessionId) => {
+        const answer = await post(toolCallText(name, args), session);
+        expect([name, args, problems(JSON.stringify(args), answer), answer.status, answer.body.result.isError]).toEqual([name, args, [], 200, true]);
+        return answer.body.result.content[0].text as string;
+      };
+      const opsBefore = opsRun();
+      const turnsBefore = await turnCount();
+      // The case that was silently dropped: a typo of limit.
+      expect(await callTool('loom_search', { query: 'ledger', limt: 5 }, sessionId)).toBe('MCP error -32602: Input validation error: Invalid arguments for tool loom_search: unknown argument: limt');
+      expect(await callTool('loom_search', { query: 'ledger', limt: 5, serch_mode: 'vector', top_k: 3 }, sessionId)).toMatch(/unknown arguments: limt, serch_mode, top_k$/);
+      // A wrong type and an unknown argument: both in the one answer.
+      expect(await callTool('loom_search', { query: 5, limt: 5 }, sessionId)).toMatch(/expected string, received number at query\nunknown argument: limt$/);
+      // namespace is no argument: the answer says where the session's namespace comes from.
+      expect(await callTool('loom_conversation_append', { thread_id: 't', role: 'user', content: 'x', namespace: 'elsewhere' })).toMatch(/unknown argument: namespace \(the session's namespace is the one the MCP URL names: \/mcp\?namespace=<namespace>\)$/);
+      // Keys an object's prototype has, and JSON's __proto__, are unknown like any other.
+      expect(await callTool('loom_conversation_append', JSON.parse('{"thread_id":"t","role":"user","content":"x","__proto__":{"a":1},"constructor":1,"toString":2}'))).toMatch(/unknown arguments: __proto__, constructor, toString$/);
+      // Unknown keys inside an argument: the brief's sections, an event.
+      const nested = await callTool('loom_brief_save', JSON.parse('{"brief_key":"strict/never","sections":{"goal":"g","gaol":"typo"},"events":[{"kind":"user","text":"x"},{"kind":"user","text":"y","when":"now","__proto__":{}}],"use_llm":false}'));
+      expect(nested).toMatch(/unknown field: gaol at sections/);
+      expect(nested).toMatch(/unknown fields: when, __proto__ at events\[1\]/);
+      // A pasted secret where an argument's name goes: refused, withheld, the other names shown.
+      // A token glued to a name (no token boundary for the detector) is withheld too.
+      const secret = await callTool('loom_search', { query: 'ledger', [ghp!]: 1, limt: 2, [`${skKey}`]: 3, 'password=Hunter2Secret!9': 4, [`a_${ghp}`]: 5, [`x-${skKey}`]: 6 }, sessionId);
+      expect(secret).toMatch(/: unknown arguments: \[withheld\], limt, \[withheld\], \[withheld\], \[withheld\], \[withheld\]$/);
+      // Odd names are printable: quoted, control characters escaped, over 64 characters cut.
+      expect(await callTool('loom_search', { query: 'ledger', 'a b': 1, '\u0000': 2, ['y'.repeat(100)]: 3 }, sessionId)).toContain(`unknown arguments: "a b", "\\u0000", ${JSON.stringify(`${'y'.repeat(64)}…`)}`);
+      // Thousands of them: Limits.maxFieldErrors (50) named, the rest counted.
+      const many = await callTool('loom_search', { query: 'ledger', ...Object.fromEntries(Array.from({ length: 3_000 }, (_, i) => [`k${i}`, i])) }, sessionId);
+      expect([many.split(', ').length, many]).toEqual([50, expect.stringMatching(/: k0, k1, .*, k49 and 2950 more$/)]);
+      // None of them ran an op or wrote a turn; the brief was not saved.
+      expect([opsRun() - opsBefore, await turnCount()]).toEqual([0, turnsBefore]);
+      expect((await loom.admin.call('session.brief_get', { namespace: ns, brief_key: 'strict/never' })).status).toBe(404);
+      expect(secretsIn(lines.join(''))).toEqual([]);
+    }, 120_000);
+
+    it('MCP-01, MCP-03 [issue 12: MCP errors]: a JSON-RPC batch past MAX_BATCH_MESSAGES is one -32600 error saying the limit, and none of it runs; a batch at the limit runs', async () => {
+      expect(MAX_BATCH_MESSAGES).toBe(32);
+      const append = (i: number, thread: string, content = `turn ${i}`) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'loom_conversation_append', arguments: { thread_id: thread, role: 'user', content } } });
+      const opsBefore = opsRun();
+      const turnsBefore = await turnCount();
+      for (const size of [MAX_BATCH_MESSAGES + 1, 100, 5_000]) {
+        const sent = JSON.stringify(Array.from({ length: size }, (_, i) => append(i, 'batch-over', `turn ${i}: ${FUZZ_SECRETS[i % FUZZ_SECRETS.length]!}`)));
+        const answer = await post(sent, allSessionId);
+        expect([size, answer.status, answer.body]).toEqual([size, 400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `invalid request: a batch of ${size} messages is over the limit of 32 per POST` } }]);
+        expect([size, problems(sent, answer)]).toEqual([size, []]);
+      }
+      // Without a session, or with a bad token, the size is refused all the same (before anything else is read).
+      const pings = JSON.stringify(Array.from({ length: 40 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' })));
+      for (const answer of [await post(pings), await post(pings, allSessionId, { authorization: `Bearer ${FUZZ_SECRETS[0]!}` })]) {
+        expect([answer.status, answer.body.error.code, problems(pings, answer)]).toEqual([400, -32600, []]);
+      }
+      expect([opsRun() - opsBefore, await turnCount()]).toEqual([0, turnsBefore]);
+      expect((await loom.admin.call('conversation.get', { namespace: ns, thread_id: 'batch-over' })).status).toBe(404);
+      // At the limit every message runs and is answered.
+      const opsAtLimit = opsRun();
+      const atLimit = await post(JSON.stringify(Array.from({ length: MAX_BATCH_MESSAGES }, (_, i) => append(i, 'batch-at'))), allSessionId);
+      expect([atLimit.status, Array.isArray(atLimit.body) && atLimit.body.length, (atLimit.body as Array<{ result?: { isError?: boolean } }>).filter((m) => m.result && !m.result.isError).length]).toEqual([200, MAX_BATCH_MESSAGES, MAX_BATCH_MESSAGES]);
+      expect(opsRun() - opsAtLimit).toBe(MAX_BATCH_MESSAGES);
+      expect((await loom.admin.ok('conversation.list', { namespace: ns, thread_id: 'batch-at', limit: 100 })).messages).toHaveLength(MAX_BATCH_MESSAGES);
+    }, 120_000);
   });
 });

@@ -11,10 +11,15 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { InitializeRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { withoutHigh, type OpDispatcher } from '../ops/op-dispatcher';
 import { McpSessions, type McpSession } from './mcp-sessions';
-import { registerLoomTools } from './mcp-tools';
+import { PROTO_KEY, registerLoomTools } from './mcp-tools';
 
 /** The JSON-RPC envelope (message, params, arguments) around an op's body. */
 const MAX_MESSAGE_DEPTH = Limits.maxJsonDepth + 3;
+/**
+ * The most messages one POST may batch: each `tools/call` in a batch runs an op, so a batch is
+ * refused whole, before any of it runs, past this many.
+ */
+export const MAX_BATCH_MESSAGES = 32;
 /**
  * Sessions served from this replica's memory (each an McpServer and its transport). The least
  * recently used makes room: a session it held is read from storage again when it returns.
@@ -76,6 +81,9 @@ export class McpEndpoint {
       }
       // JSON-RPC 2.0: an empty batch is an invalid request (the SDK would accept it with a 202).
       if (Array.isArray(message) && message.length === 0) return send(res, 400, rpcError(null, -32600, 'invalid request: an empty batch'));
+      if (Array.isArray(message) && message.length > MAX_BATCH_MESSAGES) {
+        return send(res, 400, rpcError(null, -32600, `invalid request: a batch of ${message.length} messages is over the limit of ${MAX_BATCH_MESSAGES} per POST`));
+      }
     }
     const id = messageId(message);
     try {
@@ -98,7 +106,7 @@ export class McpEndpoint {
       resolveNamespace(principal, live.session.namespace);
       live.lastUsed = Date.now();
       if (live.session.runId !== '') await this.runs.touch(live.session.namespace, live.session.runId);
-      await live.transport.handleRequest(req, res, withoutUnlistedToolNames(message, live.tools));
+      await live.transport.handleRequest(req, res, forTools(message, live.tools));
     } catch (error) {
       // Loom's own errors say what went wrong and carry their HTTP status (401, 403, 400, 503...).
       if (LoomError.isLoomError(error) && error.code !== 'internal' && !res.headersSent) return send(res, error.status, rpcError(id, error.code === 'invalid_input' ? -32602 : -32001, error.message));
@@ -298,19 +306,30 @@ function messageId(message: unknown): string | number | null {
 const UNLISTED_TOOL = "(not in this session's tools/list)";
 
 /**
- * The SDK answers a call of an unknown tool with "Tool <name> not found", the name as sent: a
- * token pasted where a tool name goes would come back. A name the session does not list is
- * replaced before the SDK reads it (in each message of a batch), so the answer is the same
- * tool error without it.
+ * Each tools/call of the message (each of a batch) as the SDK must read it:
+ * - The SDK answers a call of an unknown tool with "Tool <name> not found", the name as sent: a
+ *   token pasted where a tool name goes would come back. A name the session does not list is
+ *   replaced, so the answer is the same tool error without it.
+ * - A `__proto__` key in the arguments, at any depth, is renamed PROTO_KEY, so the tool's schema
+ *   refuses it as unknown rather than the SDK dropping it unseen.
  */
-function withoutUnlistedToolNames(message: unknown, tools: ReadonlySet<string>): unknown {
-  if (Array.isArray(message)) return message.map((m) => withoutUnlistedToolNames(m, tools));
+function forTools(message: unknown, tools: ReadonlySet<string>): unknown {
+  if (Array.isArray(message)) return message.map((m) => forTools(m, tools));
   if (typeof message !== 'object' || message === null || (message as { method?: unknown }).method !== 'tools/call') return message;
   const params = (message as { params?: unknown }).params;
   if (typeof params !== 'object' || params === null || Array.isArray(params)) return message;
-  const name = (params as { name?: unknown }).name;
-  if (typeof name !== 'string' || tools.has(name)) return message;
-  return { ...message, params: { ...params, name: UNLISTED_TOOL } };
+  const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+  const listed = typeof name !== 'string' || tools.has(name);
+  return { ...message, params: { ...params, ...(listed ? {} : { name: UNLISTED_TOOL }), ...(args === undefined ? {} : { arguments: withProtoKeysRenamed(args) }) } };
+}
+
+/** `value` with each own `__proto__` key renamed PROTO_KEY (the depth is bounded by MAX_MESSAGE_DEPTH, checked before parsing). */
+function withProtoKeysRenamed(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withProtoKeysRenamed);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key === '__proto__' ? PROTO_KEY : key] = withProtoKeysRenamed(item);
+  return out;
 }
 
 function initializeMethod(message: unknown): boolean {

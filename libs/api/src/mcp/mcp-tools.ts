@@ -1,7 +1,9 @@
-import { BriefEventKinds, BriefListSections, CompletedRunStatuses, SavedSearchModes, SearchModes, TurnRoles, type OpName } from '@loom/contracts';
+import { BriefEventKinds, BriefListSections, CompletedRunStatuses, Limits, printableKey, SavedSearchModes, SearchModes, TurnRoles, type OpName } from '@loom/contracts';
 import type { McpServer, ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { readsAsHigh } from '@loom/sensitivity';
 import { z } from 'zod';
+import { withoutHigh } from '../ops/op-dispatcher';
 import type { McpSession } from './mcp-sessions';
 
 /** Runs one op with the calling request's token; throws the op's error message when it is refused. */
@@ -20,16 +22,62 @@ interface ToolContext {
  * The input schemas say what each argument is; the limits (lengths, ranges, formats) are the
  * op's own, checked by its validation, whose 400 names the field and comes back as the tool's
  * error. A tool's body is the op's body: the session's namespace is added by `call`, never taken
- * from the arguments.
+ * from the arguments (a `namespace` argument is refused as unknown, like any other).
  */
 const userId = z.string().describe('the user the saved messages belong to');
-const briefSections = z
-  .object({
+
+/**
+ * An object that refuses keys it does not know, as the op API refuses unknown fields: zod's own
+ * object drops them, so a typo such as `limt` went unnoticed. The SDK answers the tool's error
+ * (-32602, "Input validation error"), where each unknown key is named (printable, at most
+ * Limits.maxFieldErrors of them) and one that reads as high is withheld. The listing's JSON
+ * Schema says `additionalProperties: false`.
+ */
+function strict<T extends z.ZodRawShape>(shape: T, what: 'argument' | 'field'): z.ZodObject<T, z.core.$strict> {
+  return z.strictObject(shape, { error: (issue) => (issue.code === 'unrecognized_keys' ? unknownKeys(issue.keys, what) : undefined) });
+}
+
+function unknownKeys(keys: readonly string[], what: 'argument' | 'field'): string {
+  const named = keys.slice(0, Limits.maxFieldErrors).map(keyAsNamed);
+  const more = keys.length > named.length ? ` and ${keys.length - named.length} more` : '';
+  const hint = what === 'argument' && keys.includes('namespace') ? " (the session's namespace is the one the MCP URL names: /mcp?namespace=<namespace>)" : '';
+  return `unknown ${what}${keys.length === 1 ? '' : 's'}: ${named.join(', ')}${more}${hint}`;
+}
+
+/**
+ * JSON.parse keeps a `__proto__` key as the object's own, but the SDK's parse of a tools/call
+ * drops it (zod skips that key), so no schema would see it. The endpoint renames it to this,
+ * which no schema knows: it is refused like any unknown key, and named `__proto__`.
+ */
+export const PROTO_KEY = '\uFFFF__proto__';
+
+/** How much of a key is checked for what reads as high: the 64 characters shown, and enough past them for a token that starts among them. */
+const KEY_CHECKED_CHARS = 320;
+
+/**
+ * An unknown key as the answer names it: printable (quoted when it is no plain name, cut at 64
+ * characters), and `[withheld]` when it reads as high. A token glued to a name (`a_ghp_…`,
+ * `x-sk-…`) has no token boundary for the detector, so each part after a separator among the
+ * characters shown is checked too.
+ */
+function keyAsNamed(key: string): string {
+  if (key === PROTO_KEY) return '__proto__';
+  const checked = key.slice(0, KEY_CHECKED_CHARS);
+  if (readsAsHigh(checked)) return '[withheld]';
+  for (const part of checked.slice(0, 64).matchAll(/[^A-Za-z0-9](?=[A-Za-z0-9])/g)) {
+    if (readsAsHigh(checked.slice(part.index + 1))) return '[withheld]';
+  }
+  return withoutHigh(printableKey(key));
+}
+
+const briefSections = strict(
+  {
     goal: z.string().optional(),
     status: z.string().optional(),
     ...Object.fromEntries(BriefListSections.map((s) => [s, z.array(z.string()).optional()])),
-  })
-  .describe('sections written by the agent itself; lists such as decisions, dead_ends and done build up across saves');
+  },
+  'field',
+).describe('sections written by the agent itself; lists such as decisions, dead_ends and done build up across saves');
 
 /**
  * The default listing. `conversation.search` is not a tool of its own: agents reach conversation
@@ -42,11 +90,14 @@ function registerCoreTools(server: McpServer, ctx: ToolContext): void {
     'loom_search',
     {
       description: 'Search what this team knows: durable facts (memories) and, where the namespace records conversations, earlier conversation turns.',
-      inputSchema: {
-        query: z.string().describe('what to look for'),
-        limit: z.number().int().min(1).max(50).optional(),
-        search_mode: z.enum(SearchModes).optional().describe('conversation turns by meaning and words (hybrid, the default), by meaning alone (vector) or by words alone (lexical)'),
-      },
+      inputSchema: strict(
+        {
+          query: z.string().describe('what to look for'),
+          limit: z.number().int().min(1).max(50).optional(),
+          search_mode: z.enum(SearchModes).optional().describe('conversation turns by meaning and words (hybrid, the default), by meaning alone (vector) or by words alone (lexical)'),
+        },
+        'argument',
+      ),
       annotations: { readOnlyHint: true },
     },
     async (args, extra) =>
@@ -66,8 +117,9 @@ function registerCoreTools(server: McpServer, ctx: ToolContext): void {
 /** Mounted with `?toolset=all`. */
 function registerAllTools(server: McpServer, ctx: ToolContext): void {
   // The arguments reach the op as they are (the schema has checked their types), with the session's namespace.
-  const tool: ToolMaker = (name, description, inputSchema, op, body, readOnly) => {
-    const callback: ToolCallback<z.ZodRawShape> = async (args, extra) => run(() => ctx.op(op, { ...body(args), namespace: ctx.session.namespace }, bearer(extra.authInfo?.token)));
+  const tool: ToolMaker = (name, description, shape, op, body, readOnly) => {
+    const inputSchema = strict(shape, 'argument');
+    const callback: ToolCallback<typeof inputSchema> = async (args, extra) => run(() => ctx.op(op, { ...body(args), namespace: ctx.session.namespace }, bearer(extra.authInfo?.token)));
     ctx.listed.add(name);
     server.registerTool(name, { description, inputSchema, annotations: { readOnlyHint: readOnly } }, callback);
   };
@@ -107,7 +159,7 @@ function registerAllTools(server: McpServer, ctx: ToolContext): void {
       branch: z.string().optional(),
       session_id: z.string().optional(),
       sections: briefSections.optional(),
-      events: z.array(z.object({ kind: z.enum(BriefEventKinds), text: z.string(), path: z.string().optional() })).optional(),
+      events: z.array(strict({ kind: z.enum(BriefEventKinds), text: z.string(), path: z.string().optional() }, 'field')).optional(),
       event_cursor: z.string().optional(),
       if_revision: z.number().int().optional(),
       use_llm: z.boolean().optional(),

@@ -184,7 +184,7 @@ export class BriefScopeWire {
 export class BriefReviseRequest {
   @IsString() @Matches(NAMESPACE_PATTERN, { message: 'namespace is a namespace name' }) namespace!: string;
   @IsString() @MaxLength(200) agent!: string;
-  @ValidateNested() @Type(() => BriefScopeWire) scope!: BriefScopeWire;
+  @IsObject() @ValidateNested() @Type(() => BriefScopeWire) scope!: BriefScopeWire;
   @IsObject() request!: BriefSaveRequest;
 
   static readonly example: BriefReviseRequest = Object.assign(new BriefReviseRequest(), {
