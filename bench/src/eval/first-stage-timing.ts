@@ -14,7 +14,7 @@ import { Session } from 'chdb';
 import { HashedEmbeddingProvider } from '@loom/providers';
 import { quantize, vectorCandidatesStatement } from '@loom/conversations';
 import { MIGRATIONS_SRC } from '../util/paths';
-import { summarize } from '../util/stats';
+import { timeVariantsInTurn } from '../util/stats';
 import { TurnGenerator } from '../workload/text';
 
 const TABLE = 'loom.conversation_embeddings';
@@ -124,20 +124,8 @@ async function main(): Promise<void> {
       k: Math.round(turns * 0.02),
     });
     for (const sql of Object.values(variants)) for (const q of queries.slice(0, 3)) session.queryBind(sql, params(q), 'TSV');
-    const samples = new Map<string, number[]>();
-    for (const q of queries) {
-      for (const [name, sql] of Object.entries(variants)) {
-        const started = process.hrtime.bigint();
-        session.queryBind(sql, params(q), 'TSV');
-        samples.set(name, [...(samples.get(name) ?? []), Number(process.hrtime.bigint() - started) / 1e6]);
-      }
-    }
-    console.log(`${turns} turns, ${queryCount} queries, variants interleaved`);
-    console.log('| statement | p50 ms | p95 ms |\n|---|---|---|');
-    for (const [name, ms] of samples) {
-      const s = summarize(ms);
-      console.log(`| ${name} | ${s.p50} | ${s.p95} |`);
-    }
+    const timed = Object.fromEntries(Object.entries(variants).map(([name, sql]) => [name, (q: number[]) => void session.queryBind(sql, params(q), 'TSV')]));
+    timeVariantsInTurn(queries, timed, `${turns} turns, ${queryCount} queries, variants interleaved`);
   } finally {
     session.close();
     rmSync(dir, { recursive: true, force: true });

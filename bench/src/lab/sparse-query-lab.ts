@@ -13,7 +13,7 @@ import { Session } from 'chdb';
 import { HashedEmbeddingProvider } from '@loom/providers';
 import { quantize, vectorCandidatesStatement } from '@loom/conversations';
 import { MIGRATIONS_SRC } from '../util/paths';
-import { summarize } from '../util/stats';
+import { summarize, timeVariantsInTurn } from '../util/stats';
 import { TurnGenerator } from '../workload/text';
 
 const TABLE = 'loom.conversation_embeddings';
@@ -124,21 +124,13 @@ async function main(): Promise<void> {
     if (answers.every((a) => a === answers[0])) agree += 1;
   }
   console.log(`same candidates in every variant: ${agree} of ${queries.length}`);
-  const samples = new Map<string, number[]>();
-  for (const q of queries) {
-    for (const [name, v] of Object.entries(variants)) {
+  const timed = Object.fromEntries(
+    Object.entries(variants).map(([name, v]) => [name, (q: number[]) => {
       const { sql, params } = v(q);
-      const started = process.hrtime.bigint();
       session.queryBind(sql, { ...base(q), ...params }, 'TSV');
-      samples.set(name, [...(samples.get(name) ?? []), Number(process.hrtime.bigint() - started) / 1e6]);
-    }
-  }
-  console.log(`${turns} turns, ${queryCount} queries, variants interleaved`);
-  console.log('| statement | p50 ms | p95 ms |\n|---|---|---|');
-  for (const [name, ms] of samples) {
-    const s = summarize(ms);
-    console.log(`| ${name} | ${s.p50} | ${s.p95} |`);
-  }
+    }]),
+  );
+  timeVariantsInTurn(queries, timed, `${turns} turns, ${queryCount} queries, variants interleaved`);
   session.close();
 }
 

@@ -40,3 +40,24 @@ export function mean(values: readonly number[]): number {
 export function elapsedMs(start: bigint): number {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
+
+/**
+ * Times each named variant once per query, the variants in turn for every query (on a shared
+ * machine, compare the rows of one run, not runs), and prints p50/p95 as a markdown table.
+ */
+export function timeVariantsInTurn<Q>(queries: readonly Q[], variants: Readonly<Record<string, (q: Q) => void>>, heading: string): void {
+  const samples = new Map<string, number[]>();
+  for (const q of queries) {
+    for (const [name, run] of Object.entries(variants)) {
+      const started = process.hrtime.bigint();
+      run(q);
+      samples.set(name, [...(samples.get(name) ?? []), Number(process.hrtime.bigint() - started) / 1e6]);
+    }
+  }
+  console.log(heading);
+  console.log('| statement | p50 ms | p95 ms |\n|---|---|---|');
+  for (const [name, ms] of samples) {
+    const s = summarize(ms);
+    console.log(`| ${name} | ${s.p50} | ${s.p95} |`);
+  }
+}
