@@ -117,9 +117,10 @@ export type ShapeFault = 'depth' | 'key' | 'string' | 'number';
  * ill-formed key is left out; a lone surrogate becomes U+FFFD; numbers are kept (each field's
  * own range rule then names them). So the field rules still judge every other field, nested
  * ones included, and one answer names every bad field. Recursion is bounded by `maxDepth`.
- * Paths name array items by index after a dot (`pull_requests.1.number`), as class-validator does.
+ * Paths name array items by index after a dot (`pull_requests.1.number`), as class-validator does;
+ * each key in them is named by `nameKey` (printableKey unless the caller withholds some).
  */
-export function soundCopy(value: unknown, maxDepth: number = Limits.maxJsonDepth): { value: unknown; errors: Array<FieldError & { fault: ShapeFault }> } {
+export function soundCopy(value: unknown, maxDepth: number = Limits.maxJsonDepth, nameKey: (key: string) => string = printableKey): { value: unknown; errors: Array<FieldError & { fault: ShapeFault }> } {
   const errors: Array<FieldError & { fault: ShapeFault }> = [];
   const walk = (current: unknown, path: string, depth: number): unknown => {
     if (typeof current === 'string') {
@@ -141,7 +142,7 @@ export function soundCopy(value: unknown, maxDepth: number = Limits.maxJsonDepth
     if (Array.isArray(current)) return current.map((item, i) => walk(item, path ? `${path}.${i}` : String(i), depth + 1));
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(current)) {
-      const child = path ? `${path}.${printableKey(key)}` : printableKey(key);
+      const child = path ? `${path}.${nameKey(key)}` : nameKey(key);
       if (!isWellFormed(key)) {
         errors.push({ field: child, message: 'the key is not well-formed Unicode (a lone UTF-16 surrogate)', fault: 'key' });
         continue;

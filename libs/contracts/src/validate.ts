@@ -14,16 +14,18 @@ import { Limits } from './limits';
  * recurse and copy by assignment, so they only ever see the sound copy: over-deep branches
  * emptied, bad keys left out, lone surrogates replaced. Every field, nested ones included,
  * still goes through its own rules, so a broken item of an array does not hide a bad field of
- * another item. Paths are dotted, array items by index: `pull_requests.1.number`.
+ * another item. Paths are dotted, array items by index: `pull_requests.1.number`. Each key in
+ * them is named by `nameKey`: printableKey unless the caller withholds some (the op API withholds
+ * a key that reads as high, which this library cannot tell).
  */
-export function validateInput<T extends object>(type: new () => T, input: unknown): T {
+export function validateInput<T extends object>(type: new () => T, input: unknown, nameKey: (key: string) => string = printableKey): T {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new LoomError('invalid_input', 'the request body must be a JSON object', {
       fields: [{ field: '(body)', message: 'expected a JSON object' }],
     });
   }
-  const { value: sound, errors: shape } = soundCopy(input, Limits.maxJsonDepth);
-  const { instance, errors } = check(type, sound as object);
+  const { value: sound, errors: shape } = soundCopy(input, Limits.maxJsonDepth, nameKey);
+  const { instance, errors } = check(type, sound as object, nameKey);
   if (shape.length === 0 && errors.length === 0) return instance;
   throw invalid(merge(shape, errors));
 }
@@ -54,7 +56,7 @@ function merge(shape: Array<FieldError & { fault: ShapeFault }>, rules: FieldErr
 }
 
 /** The field rules of `type` on a body whose shape is sound. */
-function check<T extends object>(type: new () => T, input: object): { instance: T; errors: FieldError[] } {
+function check<T extends object>(type: new () => T, input: object, nameKey: (key: string) => string): { instance: T; errors: FieldError[] } {
   const instance = plainToInstance(type, input, { enableImplicitConversion: false });
   const errors = validateSync(instance, {
     whitelist: true,
@@ -63,7 +65,7 @@ function check<T extends object>(type: new () => T, input: object): { instance: 
     forbidUnknownValues: false,
     validationError: { target: false },
   });
-  return { instance, errors: flatten(errors) };
+  return { instance, errors: flatten(errors, nameKey) };
 }
 
 function invalid(fields: FieldError[]): LoomError {
@@ -78,10 +80,10 @@ function invalid(fields: FieldError[]): LoomError {
  */
 const KIND_RULES = ['whitelistValidation', 'isDefined', 'isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject', 'nestedValidation', 'isIn', 'isEnum'];
 
-function flatten(errors: ValidationError[], prefix = ''): FieldError[] {
+function flatten(errors: ValidationError[], nameKey: (key: string) => string, prefix = ''): FieldError[] {
   const out: FieldError[] = [];
   for (const error of errors) {
-    const property = printableKey(String(error.property));
+    const property = nameKey(String(error.property));
     const field = prefix ? `${prefix}.${property}` : property;
     const constraints = error.constraints ?? {};
     const kind = KIND_RULES.find((name) => name in constraints);
@@ -90,7 +92,7 @@ function flatten(errors: ValidationError[], prefix = ''): FieldError[] {
     if (message !== undefined) out.push({ field, message: message.replace(/^property [\s\S]* should not exist$/, 'unknown field') });
     // A section that must be an object but is an array: its items were validated as sections
     // too (ValidateNested takes either), and their faults say nothing the field's own does not.
-    if (error.children?.length && !('isObject' in constraints)) out.push(...flatten(error.children, field));
+    if (error.children?.length && !('isObject' in constraints)) out.push(...flatten(error.children, nameKey, field));
   }
   return out;
 }

@@ -1,9 +1,8 @@
-import { BriefEventKinds, BriefListSections, CompletedRunStatuses, Limits, printableKey, SavedSearchModes, SearchModes, TurnRoles, type OpName } from '@loom/contracts';
+import { BriefEventKinds, BriefListSections, CompletedRunStatuses, Limits, SavedSearchModes, SearchModes, TurnRoles, type OpName } from '@loom/contracts';
 import type { McpServer, ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { readsAsHigh } from '@loom/sensitivity';
 import { z } from 'zod';
-import { withoutHigh } from '../ops/op-dispatcher';
+import { keyAsNamed } from '../ops/op-dispatcher';
 import type { McpSession } from './mcp-sessions';
 
 /** Runs one op with the calling request's token; throws the op's error message when it is refused. */
@@ -38,7 +37,7 @@ function strict<T extends z.ZodRawShape>(shape: T, what: 'argument' | 'field'): 
 }
 
 function unknownKeys(keys: readonly string[], what: 'argument' | 'field'): string {
-  const named = keys.slice(0, Limits.maxFieldErrors).map(keyAsNamed);
+  const named = keys.slice(0, Limits.maxFieldErrors).map(keyNamed);
   const more = keys.length > named.length ? ` and ${keys.length - named.length} more` : '';
   const hint = what === 'argument' && keys.includes('namespace') ? " (the session's namespace is the one the MCP URL names: /mcp?namespace=<namespace>)" : '';
   return `unknown ${what}${keys.length === 1 ? '' : 's'}: ${named.join(', ')}${more}${hint}`;
@@ -51,23 +50,9 @@ function unknownKeys(keys: readonly string[], what: 'argument' | 'field'): strin
  */
 export const PROTO_KEY = '\uFFFF__proto__';
 
-/** How much of a key is checked for what reads as high: the 64 characters shown, and enough past them for a token that starts among them. */
-const KEY_CHECKED_CHARS = 320;
-
-/**
- * An unknown key as the answer names it: printable (quoted when it is no plain name, cut at 64
- * characters), and `[withheld]` when it reads as high. A token glued to a name (`a_ghp_…`,
- * `x-sk-…`) has no token boundary for the detector, so each part after a separator among the
- * characters shown is checked too.
- */
-function keyAsNamed(key: string): string {
-  if (key === PROTO_KEY) return '__proto__';
-  const checked = key.slice(0, KEY_CHECKED_CHARS);
-  if (readsAsHigh(checked)) return '[withheld]';
-  for (const part of checked.slice(0, 64).matchAll(/[^A-Za-z0-9](?=[A-Za-z0-9])/g)) {
-    if (readsAsHigh(checked.slice(part.index + 1))) return '[withheld]';
-  }
-  return withoutHigh(printableKey(key));
+/** An unknown key as the answer names it: as the op API names an unknown field (keyAsNamed), JSON's `__proto__` by its name. */
+function keyNamed(key: string): string {
+  return key === PROTO_KEY ? '__proto__' : keyAsNamed(key);
 }
 
 const briefSections = strict(

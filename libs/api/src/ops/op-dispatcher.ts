@@ -1,7 +1,7 @@
 import { requireEveryNamespace, requireNamespaceWideToken, requireRole, resolveNamespace, type AuthService } from '@loom/auth';
-import { Defaults, isDeploymentWideOp, isOpName, isPerUserOp, Limits, LoomError, Ops, validateInput, type OpName } from '@loom/contracts';
+import { Defaults, isDeploymentWideOp, isOpName, isPerUserOp, Limits, LoomError, Ops, printableKey, validateInput, type OpName } from '@loom/contracts';
 import { inSpan, withCorrelationId, type Logger, type LoomMetrics } from '@loom/platform';
-import { findHighShapes } from '@loom/sensitivity';
+import { findHighShapes, readsAsHigh } from '@loom/sensitivity';
 import type { OpHandlers } from './op-handlers';
 
 /** Room for the rest of an append's fields around 1 MiB of content. */
@@ -67,7 +67,7 @@ export class OpDispatcher {
         requireRole(principal, Ops[op].role, op);
         if (!isPerUserOp(op)) requireNamespaceWideToken(principal, op);
         if (isDeploymentWideOp(op)) requireEveryNamespace(principal, op);
-        const input = validateInput(Ops[op].request as new () => object, parseBody(rawBody)) as { namespace?: string; agent?: string };
+        const input = validateInput(Ops[op].request as new () => object, parseBody(rawBody), keyAsNamed) as { namespace?: string; agent?: string };
         const namespace = resolveNamespace(principal, input.namespace);
         onNamespace(namespace);
         span.setAttribute('loom.namespace', namespace);
@@ -123,6 +123,25 @@ export function withoutHigh(text: string): string {
     at = end;
   }
   return out + text.slice(at);
+}
+
+/** How much of a key is checked for what reads as high: the 64 characters shown, and enough past them for a token that starts among them. */
+const KEY_CHECKED_CHARS = 320;
+
+/**
+ * A key the caller sent (an unknown field, an MCP tool's unknown argument) as an answer names
+ * it: printable (quoted when it is no plain name, cut at 64 characters, see printableKey), and
+ * `[withheld]` when it reads as high. A token glued to a name (`a_ghp_…`, `x-sk-…`,
+ * `foo.AKIA…`) has no token boundary for the detector, so each part after a separator among the
+ * characters shown is checked too.
+ */
+export function keyAsNamed(key: string): string {
+  const checked = key.slice(0, KEY_CHECKED_CHARS);
+  if (readsAsHigh(checked)) return '[withheld]';
+  for (const part of checked.slice(0, 64).matchAll(/[^A-Za-z0-9](?=[A-Za-z0-9])/g)) {
+    if (readsAsHigh(checked.slice(part.index + 1))) return '[withheld]';
+  }
+  return withoutHigh(printableKey(key));
 }
 
 /** An error as the log shows it: its message and stack without what reads as high. */
