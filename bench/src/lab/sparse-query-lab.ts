@@ -8,6 +8,7 @@
  *   npm run --silent build && node dist/bench/src/lab/sparse-query-lab.js [--turns 100000] [--queries 30] [--dir D (kept)]
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Session } from 'chdb';
 import { HashedEmbeddingProvider } from '@loom/providers';
@@ -69,7 +70,7 @@ async function main(): Promise<void> {
   const turns = Number(argument('turns', '100000'));
   const queryCount = Number(argument('queries', '30'));
   const layout = argument('layout', 'columns');
-  const dir = argument('dir', `/tmp/loom-sparse-${turns}`);
+  const dir = argument('dir', join(tmpdir(), `loom-sparse-${turns}`));
   const fresh = !existsSync(join(dir, 'built'));
   mkdirSync(dir, { recursive: true });
   const session = new Session(join(dir, 'db'));
