@@ -171,7 +171,7 @@ describe('Incidents from the tracker source in the split topology [issue 13: inc
     await api().ok('tracker.source_register', { namespace: ns, ...trackerRegistrationWithIncidents(db), connection: { url: topology.clickhouseUrl, user: 'default', database: db } });
 
     const listed = await api().ok('tracker.incidents', { namespace: ns, pr: 3 });
-    expect(listed.incidents).toEqual([expect.objectContaining({ id: 'INC-20', severity: 'SEV1', summary: 'Pool sized to 1.', caused_by: { prs: [3], commits: [] }, fixed_by: { prs: [], commits: [fixture.commits.mergePing] } })]);
+    expect(listed.incidents).toEqual([expect.objectContaining({ id: 'INC-20', severity: 'SEV1', summary: 'Pool sized to 1.', caused_by: { prs: [3], commits: [], pr_refs: [{ repository: null, number: 3 }] }, fixed_by: { prs: [], commits: [fixture.commits.mergePing], pr_refs: [] } })]);
     const linked = await api().ok('history.path', { namespace: ns, repository: 'demo', path: 'src/connection.ts' });
     expect(linked.incidents_reason).toBeNull();
     expect(linked.changes.map((c: { sha: string; incidents: { id: string; role: string; via: string }[] }) => [c.sha, c.incidents.map((i) => `${i.id}:${i.role}:${i.via}`)])).toEqual([
@@ -183,7 +183,7 @@ describe('Incidents from the tracker source in the split topology [issue 13: inc
     ]);
     const bisect = await api().ok('history.bisect', { namespace: ns, repository: 'demo', description: 'connections exhausted under load, the pool runs dry', good: fixture.commits.initial, bad: fixture.commits.cFile });
     expect(bisect.candidates[0].sha).toBe(fixture.commits.rename);
-    expect(bisect.candidates[0].reasons[0]).toMatch(/^incident INC-20 .* names PR #3 as its cause/);
+    expect(bisect.candidates[0].reasons[0]).toMatch(/^incident INC-20 .* names PR #3 \(by number alone, which names #3 in every repository of the namespace\) as its cause/);
 
     await team.command({ query: `DROP TABLE ${db}.outages` });
     const without = await api().ok('history.path', { namespace: ns, repository: 'demo', path: 'src/connection.ts' });
