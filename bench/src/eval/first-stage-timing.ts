@@ -7,13 +7,13 @@
  *
  *   npm run --silent build && node dist/bench/src/eval/first-stage-timing.js [--turns 100000] [--queries 30]
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Session } from 'chdb';
 import { HashedEmbeddingProvider } from '@loom/providers';
 import { quantize, vectorCandidatesStatement } from '@loom/conversations';
-import { MIGRATIONS_SRC } from '../util/paths';
+import { createEmbeddingsTable } from '../lab/embeddings-table';
 import { timeVariantsInTurn } from '../util/stats';
 import { TurnGenerator } from '../workload/text';
 
@@ -33,18 +33,8 @@ function argument(name: string, fallback: number): number {
   return at >= 0 ? Number(process.argv[at + 1]) : fallback;
 }
 
-function migration(file: string): string {
-  return readFileSync(join(MIGRATIONS_SRC, file), 'utf8')
-    .replace(/^--.*$/gm, '')
-    .replace(/\{db\}/g, 'loom')
-    .replace(/\{on_cluster\}/g, '')
-    .replace(/\{replacing\}/g, 'ReplacingMergeTree');
-}
-
 async function build(session: Session, turns: number): Promise<string> {
-  session.query('CREATE DATABASE loom');
-  session.query(migration('0007_create_conversation_embeddings_next.sql').replace('conversation_embeddings_next', 'conversation_embeddings'));
-  for (const f of ['0012_add_embedding_filters_changed.sql', '0020_embedding_scan_codecs.sql', '0031_embedding_q8_without_zero_division.sql', '0032_add_embedding_lexical_terms.sql']) session.query(migration(f));
+  createEmbeddingsTable(session);
   session.query(`ALTER TABLE ${TABLE} ADD COLUMN embedding_bits String MATERIALIZED ${signBits('embedding')} CODEC(NONE)`);
   const provider = new HashedEmbeddingProvider();
   // The search bench's turns (bench/src/parts/search.ts): same seed, 5,000 threads.

@@ -25,7 +25,7 @@ import { Session } from 'chdb';
 import { HashedEmbeddingProvider, UniversalSentenceEncoderProvider } from '@loom/providers';
 import { latestLive, quantize, rankExact, vectorCandidatesStatement, type CandidateRow } from '@loom/conversations';
 import { loadLocomo } from '../locomo/data';
-import { MIGRATIONS_SRC } from '../util/paths';
+import { createEmbeddingsTable } from './embeddings-table';
 import { summarize } from '../util/stats';
 import { TurnGenerator } from '../workload/text';
 
@@ -43,22 +43,8 @@ function argument(name: string, fallback: string): string {
 const numbers = (s: string): number[] => s.split(',').map(Number);
 const ms = (from: bigint): number => Number(process.hrtime.bigint() - from) / 1e6;
 
-function migration(file: string, db: string): string {
-  return readFileSync(join(MIGRATIONS_SRC, file), 'utf8')
-    .replace(/^--.*$/gm, '')
-    .replace(/\{db\}/g, db)
-    .replace(/\{on_cluster\}/g, '')
-    .replace(/\{replacing\}/g, 'ReplacingMergeTree');
-}
-
 /** Loom's embeddings table, from its migrations, in database `db`. */
-function createMain(session: Session, db: string): void {
-  session.query(`CREATE DATABASE IF NOT EXISTS ${db}`);
-  session.query(migration('0007_create_conversation_embeddings_next.sql', db).replace('conversation_embeddings_next', 'conversation_embeddings'));
-  for (const f of ['0012_add_embedding_filters_changed.sql', '0020_embedding_scan_codecs.sql', '0031_embedding_q8_without_zero_division.sql', '0032_add_embedding_lexical_terms.sql']) {
-    session.query(migration(f, db));
-  }
-}
+const createMain = (session: Session, db: string): void => createEmbeddingsTable(session, db);
 
 /**
  * The lists table: one row per embedded row version of Loom's table, with the columns stage 1

@@ -7,13 +7,13 @@
  *
  *   npm run --silent build && node dist/bench/src/lab/sparse-query-lab.js [--turns 100000] [--queries 30] [--dir D (kept)]
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Session } from 'chdb';
 import { HashedEmbeddingProvider } from '@loom/providers';
 import { quantize, vectorCandidatesStatement } from '@loom/conversations';
-import { MIGRATIONS_SRC } from '../util/paths';
+import { createEmbeddingsTable } from './embeddings-table';
 import { summarize, timeVariantsInTurn } from '../util/stats';
 import { TurnGenerator } from '../workload/text';
 
@@ -25,18 +25,8 @@ function argument(name: string, fallback: string): string {
   return at >= 0 ? process.argv[at + 1]! : fallback;
 }
 
-function migration(file: string): string {
-  return readFileSync(join(MIGRATIONS_SRC, file), 'utf8')
-    .replace(/^--.*$/gm, '')
-    .replace(/\{db\}/g, 'loom')
-    .replace(/\{on_cluster\}/g, '')
-    .replace(/\{replacing\}/g, 'ReplacingMergeTree');
-}
-
 async function build(session: Session, turns: number, layout: string): Promise<void> {
-  session.query('CREATE DATABASE loom');
-  session.query(migration('0007_create_conversation_embeddings_next.sql').replace('conversation_embeddings_next', 'conversation_embeddings'));
-  for (const f of ['0012_add_embedding_filters_changed.sql', '0020_embedding_scan_codecs.sql', '0031_embedding_q8_without_zero_division.sql', '0032_add_embedding_lexical_terms.sql']) session.query(migration(f));
+  createEmbeddingsTable(session);
   if (layout === 'columns') {
     const cols = Array.from({ length: DIMS }, (_, i) => `ADD COLUMN d${i} Int8 MATERIALIZED embedding_q8[${i + 1}] CODEC(NONE)`);
     session.query(`ALTER TABLE ${TABLE} ${cols.join(', ')}`);
