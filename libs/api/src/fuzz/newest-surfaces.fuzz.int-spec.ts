@@ -314,13 +314,7 @@ describe('Hostile input on the newest surfaces: tracker incidents, optional mapp
         body: text,
       });
       const raw = await response.text();
-      let body: unknown;
-      try {
-        body = raw === '' ? undefined : JSON.parse(raw);
-      } catch {
-        body = undefined;
-      }
-      return { status: response.status, text: raw, body };
+      return { status: response.status, text: raw, body: jsonOrUndefined(raw) };
     }
 
     /** What every answer must be: no 5xx, JSON-RPC when there is a body, no stack trace, no secret of the request. */
@@ -457,13 +451,7 @@ describe('Hostile input on the newest surfaces: tracker incidents, optional mapp
       const http = async (method: string, headers: Record<string, string>, body?: string) => {
         const response = await fetch(`${loom.url}/mcp`, { method, headers: { authorization: `Bearer ${writerToken}`, ...headers }, ...(body !== undefined ? { body } : {}) });
         const text = await response.text();
-        let parsed: unknown;
-        try {
-          parsed = text === '' ? undefined : JSON.parse(text);
-        } catch {
-          parsed = undefined;
-        }
-        return { status: response.status, text, body: parsed as any };
+        return { status: response.status, text, body: jsonOrUndefined(text) as any };
       };
       const requests: Array<[string, Record<string, string>, string | undefined]> = [
         ['POST', { 'content-type': 'application/json', 'mcp-session-id': sessionId }, ping],
@@ -613,3 +601,12 @@ describe('Hostile input on the newest surfaces: tracker incidents, optional mapp
     }, 120_000);
   });
 });
+
+/** An answer's body as JSON, or undefined when it is empty or not JSON (a hostile case may get either). */
+function jsonOrUndefined(raw: string): unknown {
+  try {
+    return raw === '' ? undefined : JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}
