@@ -84,12 +84,16 @@ describe('loom tracker incidents (CLI) [issue 13: incidents]', () => {
         '    fixed by PR #2008, d4e5f6a',
         'INC-3  2026-01-16T12:00:00Z .. 2026-01-16T13:00:00Z  SEV1 resolved  Parquet import crash',
         '    caused by PR #2004, abcdef1234',
-        '    fixed by PR #2005',
+        // A pull request URL names its repository.
+        '    fixed by PR acme/app#2005',
         '',
       ].join('\n'),
     );
     expect((await cli('tracker', 'incidents', '--namespace', ns, '--limit', '1')).stdout).toMatch(/^INC-2 .*Replication lag alerts\nmore: --offset 1\n$/);
     expect(JSON.parse((await cli('tracker', 'incidents', '--namespace', ns, '--pr', '#2004', '--json')).stdout).incidents.map((i: { id: string }) => i.id)).toEqual(['INC-3']);
+    const ofRepo = async (...args: string[]) => JSON.parse((await cli('tracker', 'incidents', '--namespace', ns, '--json', ...args)).stdout).incidents.map((i: { id: string }) => i.id);
+    expect(await ofRepo('--pr', '2005', '--repository', 'acme/app')).toEqual(['INC-3']);
+    expect(await ofRepo('--pr', '2005', '--repository', 'acme/other')).toEqual([]);
     const bad = await cli('tracker', 'incidents', '--namespace', ns, '--commit', 'xyz').catch((e: { stderr: string }) => e);
     expect((bad as { stderr: string }).stderr).toMatch(/commit/);
   });

@@ -288,6 +288,7 @@ trackerCommon(
     .option('--since <time>', 'only incidents started from this ISO time')
     .option('--until <time>', 'only incidents started up to this ISO time')
     .option('--pr <n>', 'only incidents linked to this pull request')
+    .option('--repository <name>', 'only incidents of this repository (app or acme/app); with --pr, its PR')
     .option('--commit <sha>', 'only incidents linked to this commit (7+ hex digits)')
     .option('--severity <s>', 'only this severity')
     .option('--status <s>', 'only this status')

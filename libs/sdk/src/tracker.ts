@@ -48,7 +48,7 @@ export class Tracker {
   }
 
   /** Incidents newest first, with the PRs and commits that caused or fixed each; needs `mapping.incidents` in the registered source. */
-  incidents(options: { since?: string; until?: string; pr?: number; commit?: string; severity?: string; status?: string; limit?: number; offset?: number } = {}): Promise<TrackerIncidentsResponse> {
+  incidents(options: { since?: string; until?: string; pr?: number; repository?: string; commit?: string; severity?: string; status?: string; limit?: number; offset?: number } = {}): Promise<TrackerIncidentsResponse> {
     return this.client.call('tracker.incidents', { namespace: this.namespace, ...options });
   }
 }

@@ -677,6 +677,8 @@ export interface TrackerIncidentsRequest {
   until?: string;
   /** Only incidents linked (caused or fixed) to this pull request. */
   pr?: number;
+  /** Only incidents of this repository (`acme/app` or a Loom repository name, compared case-insensitively): those whose `repo` column or PR refs name it, and those that name no repository at all (a bare PR number names that PR in every repository). With `pr`, the PR ref must name this repository or none. */
+  repository?: string;
   /** Only incidents linked to this commit (a sha or a prefix of at least 7 hex digits). */
   commit?: string;
   /** Only this severity or status (compared case-insensitively). */
@@ -1263,6 +1265,8 @@ export interface IncidentView {
   resolved_at: string | null;
   /** The summary column, cut to 2,000 characters; null when none is mapped. */
   summary: string | null;
+  /** The row's `repo` column (`mapping.incidents.repo`) as the team wrote it, without a URL's scheme and host or a trailing `.git`; null when none is mapped or the cell is empty. With it, or with PR refs that name their repositories, an incident is of those repositories only: bisect counts its start time as evidence only there. */
+  repository: string | null;
   caused_by: IncidentRefs;
   fixed_by: IncidentRefs;
 }

@@ -17,7 +17,7 @@ import {
 
 type PrRef = { repository: string | null; number: number };
 type Refs = { prs: number[]; pr_refs: PrRef[]; commits: string[] };
-type Incident = { id: string; title: string; severity: string | null; status: string | null; started_at: string | null; resolved_at: string | null; summary: string | null; caused_by: Refs; fixed_by: Refs };
+type Incident = { id: string; title: string; severity: string | null; status: string | null; started_at: string | null; resolved_at: string | null; summary: string | null; repository: string | null; caused_by: Refs; fixed_by: Refs };
 type Link = { id: string; role: 'caused' | 'fixed'; via: 'commit' | 'pr' };
 
 /**
@@ -72,6 +72,8 @@ describe('Tracker incidents [issue 13: incidents]', () => {
       started_at: '2026-03-02T10:00:00Z',
       resolved_at: '2026-03-02T11:30:00Z',
       summary: 'p99 went from 80 ms to 4 s.',
+      // No repo column mapped.
+      repository: null,
       // Bare numbers: they name no repository.
       caused_by: { prs: [2003], pr_refs: [{ repository: null, number: 2003 }], commits: ['a1b2c3d'] },
       fixed_by: { prs: [2008], pr_refs: [{ repository: null, number: 2008 }], commits: ['d4e5f6a'] },
@@ -311,8 +313,14 @@ describe('Tracker incidents [issue 13: incidents]', () => {
         'INC-24': [{ repository: 'acme/other', number: 3 }, { repository: 'acme/demo', number: 3 }],
       });
       expect(listed.every((i) => i.fixed_by.prs.length === 1 && i.fixed_by.prs[0] === 3)).toBe(true);
-      // tracker.incidents' pr filter is the number, in any repository.
+      // tracker.incidents' pr filter is the number, in any repository; with `repository`, a ref naming that one (in any case) or none.
       expect((await ok('tracker.incidents', { pr: 3 })).incidents).toHaveLength(5);
+      const ids = async (body: object) => ((await ok('tracker.incidents', body)).incidents as Incident[]).map((i) => i.id).sort();
+      expect(await ids({ pr: 3, repository: 'acme/app' })).toEqual(['INC-20', 'INC-21', 'INC-23']);
+      expect(await ids({ pr: 3, repository: 'demo' })).toEqual(['INC-22', 'INC-23']);
+      expect(await ids({ pr: 4, repository: 'acme/app' })).toEqual([]);
+      const refused = await loom.admin.call('tracker.incidents', { namespace: rns, repository: 'acme/app#3' });
+      expect([refused.status, refused.body.error.fields]).toEqual([400, [{ field: 'repository', message: 'repository must be a repository name (app) or owner/name (acme/app)' }]]);
 
       // app: its GitHub owner/repo (in any case); demo: its Loom name (acme/demo is no GitHub source of it). Both: the bare number.
       expect(await onPr3('app')).toEqual({ path: ['INC-20:fixed', 'INC-21:fixed', 'INC-23:fixed'], brief: ['INC-20:fixed', 'INC-21:fixed', 'INC-23:fixed'] });
@@ -350,6 +358,13 @@ describe('Tracker incidents [issue 13: incidents]', () => {
         'INC-32': [{ repository: null, number: 3 }],
         'INC-33': [{ repository: 'acme/app', number: 3 }],
       });
+      // The row's repo column, as the team wrote it less a URL's scheme, host and .git; null when the cell is empty.
+      expect(Object.fromEntries(listed.map((i) => [i.id, i.repository]))).toEqual({ 'INC-30': 'acme/app', 'INC-31': 'demo', 'INC-32': null, 'INC-33': 'demo' });
+      const ids = async (repository: string) => ((await ok('tracker.incidents', { repository })).incidents as Incident[]).map((i) => i.id);
+      // Of a repository: its repo column or a PR ref names it, or it names none (INC-32). Newest start first.
+      expect(await ids('acme/app')).toEqual(['INC-33', 'INC-32', 'INC-30']);
+      expect(await ids('DEMO')).toEqual(['INC-33', 'INC-32', 'INC-31']);
+      expect(await ids('acme/third')).toEqual(['INC-32']);
       expect(await onPr3('app')).toEqual({ path: ['INC-30:caused', 'INC-32:caused', 'INC-33:caused'], brief: ['INC-30:caused', 'INC-32:caused', 'INC-33:caused'] });
       expect(await onPr3('demo')).toEqual({ path: ['INC-31:caused', 'INC-32:caused'], brief: ['INC-31:caused', 'INC-32:caused'] });
 
@@ -368,6 +383,33 @@ describe('Tracker incidents [issue 13: incidents]', () => {
         'incident INC-31 names PR demo#3 as its cause',
         'incident INC-32 names PR #3 (by number alone, which names #3 in every repository of the namespace) as its cause',
       ]);
+    });
+
+    it('PRHIST-02, PRHIST-03: an incident that started soon after a commit landed is bisect evidence only in the repositories it is of (its repo column or PR refs), or in every one when it names none', async () => {
+      const storage = loom.gateway.runtime.storage;
+      await storage.command(`DROP TABLE IF EXISTS ${rdb()}.service_incidents`);
+      await storage.command(`CREATE TABLE ${rdb()}.service_incidents (id String, title String, opened DateTime('UTC'), cause String, service Nullable(String)) ENGINE = MergeTree ORDER BY opened`);
+      // An hour after the fixture's commits (they land a minute apart from 1,700,000,060 s).
+      const opened = new Date((1_700_000_000 + 3_600) * 1000).toISOString().slice(0, 19).replace('T', ' ');
+      await storage.client.insert({
+        table: `${rdb()}.service_incidents`,
+        format: 'JSONEachRow',
+        values: [
+          { id: 'INC-40', title: 'Latency spike on demo', opened, cause: '', service: 'demo' },
+          { id: 'INC-41', title: 'Latency spike somewhere', opened, cause: '', service: null },
+          { id: 'INC-42', title: 'Latency spike, fixed in app', opened, cause: 'acme/app#99', service: null },
+        ],
+      });
+      const body = trackerRegistration(rdb()) as { connection: object; mapping: Record<string, unknown> };
+      const incidents = { table: 'service_incidents', id: 'id', title: 'title', started_at: 'opened', caused_by_pr: 'cause', repo: 'service' };
+      await ok('tracker.source_register', { ...body, mapping: { ...body.mapping, incidents } });
+      const startedAfter = async (repository: string) => {
+        const bisect = await ok('history.bisect', { repository, description: 'requests got slow', good: fixture.commits.initial, bad: fixture.commits.cFile });
+        const reasons = (bisect.candidates as { reasons: string[] }[]).flatMap((c) => c.reasons).filter((r) => / started .* after it landed/.test(r));
+        return [...new Set(reasons.map((r) => r.split(' ')[1]))].sort();
+      };
+      expect(await startedAfter('app')).toEqual(['INC-41', 'INC-42']);
+      expect(await startedAfter('demo')).toEqual(['INC-40', 'INC-41']);
     });
   });
 });

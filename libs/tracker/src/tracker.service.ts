@@ -21,7 +21,7 @@ import {
 } from '@loom/contracts';
 import { DefaultRankerOptions, rankDuplicates } from './duplicates/ranker';
 import { resolveDuplicates } from './duplicates/resolve';
-import { incidentColumns, incidentView, refNumber, refRepo, type IncidentRow } from './incidents/incident-rows';
+import { incidentColumns, incidentOfRepository, incidentView, refNumber, refRepo, type IncidentRow } from './incidents/incident-rows';
 import { closes } from './links/fix-references';
 import { checkMapping } from './source/mapping-check';
 import { describeUrl, ident, qualified, reasonOf, SourceClients, type SourceConnection, type SourceReader } from './source/source-client';
@@ -350,8 +350,14 @@ export class TrackerService {
     const filters = [
       ...(input.since ? [`${ident(m.started_at)} >= parseDateTime64BestEffort({since:String}, 3, 'UTC')`] : []),
       ...(input.until ? [`${ident(m.started_at)} <= parseDateTime64BestEffort({until:String}, 3, 'UTC')`] : []),
-      // The number in any repository (a ref that names its repository and a bare one alike).
-      ...(input.pr !== undefined ? [`arrayExists(r -> ${refNumber('r')} = {pr:String}, arrayConcat(li_caused_prs, li_fixed_prs))`] : []),
+      // The number in any repository (a ref that names its repository and a bare one alike), or,
+      // with `repository`, in that one (a ref naming it, or a bare number).
+      ...(input.pr !== undefined
+        ? [
+            `arrayExists(r -> ${refNumber('r')} = {pr:String}${input.repository ? ` AND (${refRepo('r')} = '' OR lower(${refRepo('r')}) = lower({repository:String}))` : ''}, arrayConcat(li_caused_prs, li_fixed_prs))`,
+          ]
+        : []),
+      ...(input.repository ? [incidentOfRepository(['repository'])] : []),
       // Either may be the prefix: the request's sha, or the incident's abbreviated one.
       ...(input.commit ? ['arrayExists(c -> startsWith({commit:String}, c) OR startsWith(c, {commit:String}), arrayConcat(li_caused_commits, li_fixed_commits))'] : []),
       ...(input.severity ? ['lower(li_severity) = lower({severity:String})'] : []),
@@ -366,6 +372,7 @@ export class TrackerService {
           since: input.since ?? '',
           until: input.until ?? '',
           pr: String(input.pr ?? ''),
+          repository: input.repository ?? '',
           commit: (input.commit ?? '').toLowerCase(),
           severity: input.severity ?? '',
           status: input.status ?? '',
@@ -401,7 +408,10 @@ export class TrackerService {
         `arrayExists(r -> has({prs:Array(String)}, ${refNumber('r')}) AND ${thisRepo}, arrayConcat(li_caused_prs, li_fixed_prs))`,
         'arrayExists(c -> arrayExists(s -> startsWith(s, c), {shas:Array(String)}), arrayConcat(li_caused_commits, li_fixed_commits))',
         ...(query.started
-          ? [`(${ident(m.started_at)} >= parseDateTime64BestEffort({from:String}, 3, 'UTC') AND ${ident(m.started_at)} <= parseDateTime64BestEffort({to:String}, 3, 'UTC'))`]
+          ? // Started in the window, and of this repository: one naming only other repositories is not evidence here.
+            [
+              `(${ident(m.started_at)} >= parseDateTime64BestEffort({from:String}, 3, 'UTC') AND ${ident(m.started_at)} <= parseDateTime64BestEffort({to:String}, 3, 'UTC') AND ${incidentOfRepository(['repo', 'github'])})`,
+            ]
           : []),
       ];
       const rows = await this.read(source, () =>

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { callOp } from '@loom/capture';
-import type { TrackerDuplicateCheckResponse, TrackerFlakyTestsResponse, TrackerIncidentsResponse, TrackerIssueLinksResponse, TrackerSourceRegisterResponse, TrackerStatusResponse } from '@loom/contracts';
+import type { IncidentRefs, TrackerDuplicateCheckResponse, TrackerFlakyTestsResponse, TrackerIncidentsResponse, TrackerIssueLinksResponse, TrackerSourceRegisterResponse, TrackerStatusResponse } from '@loom/contracts';
 import { gatewayTarget } from '../gateway-target';
 
 interface Common {
@@ -94,26 +94,27 @@ export async function trackerFlakyCommand(options: Common & { since?: string; te
 
 /** `loom tracker incidents`: the source's incidents, newest first, with what caused and fixed each. */
 export async function trackerIncidentsCommand(
-  options: Common & { since?: string; until?: string; pr?: string; commit?: string; severity?: string; status?: string; limit?: string; offset?: string },
+  options: Common & { since?: string; until?: string; pr?: string; repository?: string; commit?: string; severity?: string; status?: string; limit?: string; offset?: string },
 ): Promise<void> {
   const answer = await callOp<TrackerIncidentsResponse>(gatewayTarget(options), 'tracker.incidents', {
     namespace: options.namespace,
     ...(options.since ? { since: options.since } : {}),
     ...(options.until ? { until: options.until } : {}),
     ...(options.pr ? { pr: int('pr', options.pr.replace(/^#/, ''), 2_147_483_647) } : {}),
+    ...(options.repository ? { repository: options.repository } : {}),
     ...(options.commit ? { commit: options.commit } : {}),
     ...(options.severity ? { severity: options.severity } : {}),
     ...(options.status ? { status: options.status } : {}),
     ...(options.limit ? { limit: int('limit', options.limit, 200) } : {}),
     ...(options.offset ? { offset: Number(options.offset) } : {}),
   });
-  const refs = (r: { prs: number[]; commits: string[] }) => [...r.prs.map((n) => `PR #${n}`), ...r.commits.map((c) => c.slice(0, 10))].join(', ');
+  const refs = (r: IncidentRefs) => [...r.pr_refs.map((p) => `PR ${p.repository ?? ''}#${p.number}`), ...r.commits.map((c) => c.slice(0, 10))].join(', ');
   print(options, answer, () => {
     if (answer.incidents.length === 0) return 'no incidents\n';
     const lines = answer.incidents.map((i) => {
       const caused = refs(i.caused_by);
       const fixed = refs(i.fixed_by);
-      return `${i.id}  ${i.started_at ?? '?'}${i.resolved_at ? ` .. ${i.resolved_at}` : ''}  ${[i.severity, i.status].filter(Boolean).join(' ')}  ${i.title.slice(0, 80)}${caused ? `\n    caused by ${caused}` : ''}${fixed ? `\n    fixed by ${fixed}` : ''}`;
+      return `${i.id}  ${i.started_at ?? '?'}${i.resolved_at ? ` .. ${i.resolved_at}` : ''}  ${[i.severity, i.status].filter(Boolean).join(' ')}  ${i.title.slice(0, 80)}${i.repository ? `  [${i.repository}]` : ''}${caused ? `\n    caused by ${caused}` : ''}${fixed ? `\n    fixed by ${fixed}` : ''}`;
     });
     return `${lines.join('\n')}\n${answer.next_offset !== null ? `more: --offset ${answer.next_offset}\n` : ''}`;
   });

@@ -1490,6 +1490,13 @@ export const WireSchemas: WireSchemaSet = {
             "null"
           ]
         },
+        "repository": {
+          "description": "The row's `repo` column (`mapping.incidents.repo`) as the team wrote it, without a URL's scheme and host or a trailing `.git`; null when none is mapped or the cell is empty. With it, or with PR refs that name their repositories, an incident is of those repositories only: bisect counts its start time as evidence only there.",
+          "type": [
+            "string",
+            "null"
+          ]
+        },
         "caused_by": {
           "$ref": "#/components/schemas/IncidentRefs"
         },
@@ -1505,6 +1512,7 @@ export const WireSchemas: WireSchemaSet = {
         "started_at",
         "resolved_at",
         "summary",
+        "repository",
         "caused_by",
         "fixed_by"
       ]
@@ -6374,6 +6382,12 @@ export const WireSchemas: WireSchemaSet = {
           "description": "Only incidents linked (caused or fixed) to this pull request.",
           "schema": {
             "type": "number"
+          }
+        },
+        "repository": {
+          "description": "Only incidents of this repository (`acme/app` or a Loom repository name, compared case-insensitively): those whose `repo` column or PR refs name it, and those that name no repository at all (a bare PR number names that PR in every repository). With `pr`, the PR ref must name this repository or none.",
+          "schema": {
+            "type": "string"
           }
         },
         "commit": {

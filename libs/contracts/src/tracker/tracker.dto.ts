@@ -202,6 +202,9 @@ export class TrackerFlakyTestsRequest extends NamespacedRequest {
   static readonly example: TrackerFlakyTestsRequest = Object.assign(new TrackerFlakyTestsRequest(), { since: '2026-11-01', limit: 20 });
 }
 
+/** A repository as an incident filter names it: a Loom repository name, or GitHub's owner/name. */
+const INCIDENT_REPOSITORY = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}(?:\/[A-Za-z0-9_.-]{1,100})?$/;
+
 export class TrackerIncidentsRequest extends NamespacedRequest {
   /** Only incidents that started at or after this instant. */
   @Optional() @IsoTime() since?: string;
@@ -209,6 +212,13 @@ export class TrackerIncidentsRequest extends NamespacedRequest {
   @Optional() @IsoTime() until?: string;
   /** Only incidents linked (caused or fixed) to this pull request. */
   @Optional() @IsInt() @Min(1) @Max(2_147_483_647) pr?: number;
+  /**
+   * Only incidents of this repository (`acme/app` or a Loom repository name, compared
+   * case-insensitively): those whose `repo` column or PR refs name it, and those that name no
+   * repository at all (a bare PR number names that PR in every repository). With `pr`, the PR ref
+   * must name this repository or none.
+   */
+  @Optional() @IsString() @Matches(INCIDENT_REPOSITORY, { message: 'repository must be a repository name (app) or owner/name (acme/app)' }) repository?: string;
   /** Only incidents linked to this commit (a sha or a prefix of at least 7 hex digits). */
   @Optional() @IsString() @Matches(/^[0-9a-fA-F]{7,64}$/, { message: 'commit must be a commit sha or a prefix of one (7-64 hex digits)' }) commit?: string;
   /** Only this severity or status (compared case-insensitively). */
@@ -345,6 +355,13 @@ export interface IncidentView {
   resolved_at: string | null;
   /** The summary column, cut to 2,000 characters; null when none is mapped. */
   summary: string | null;
+  /**
+   * The row's `repo` column (`mapping.incidents.repo`) as the team wrote it, without a URL's
+   * scheme and host or a trailing `.git`; null when none is mapped or the cell is empty. With it, or
+   * with PR refs that name their repositories, an incident is of those repositories only: bisect
+   * counts its start time as evidence only there.
+   */
+  repository: string | null;
   caused_by: IncidentRefs;
   fixed_by: IncidentRefs;
 }

@@ -1,7 +1,7 @@
 import type { IncidentRefs, IncidentView } from '@loom/contracts';
 import type { ChangeDoc } from '../similarity/change-corpus';
 import type { Ranked } from '../similarity/rankers';
-import { incidentLinks, weighIncidents } from './incidents';
+import { incidentLinks, ofRepository, weighIncidents } from './incidents';
 
 const SHA = 'abcdef0123456789abcdef0123456789abcdef01';
 
@@ -15,7 +15,7 @@ function refs(prs: (number | string)[] = [], commits: string[] = []): IncidentRe
 }
 
 function incident(over: Partial<IncidentView> & { id: string }): IncidentView {
-  return { title: 'Something broke', severity: null, status: null, started_at: '2026-01-01T12:00:00Z', resolved_at: null, summary: null, caused_by: refs(), fixed_by: refs(), ...over };
+  return { title: 'Something broke', severity: null, status: null, started_at: '2026-01-01T12:00:00Z', resolved_at: null, summary: null, repository: null, caused_by: refs(), fixed_by: refs(), ...over };
 }
 
 function ranked(score: number, sha: string, pr: number, committedAt: string): Ranked {
@@ -71,5 +71,21 @@ describe('incidents in history answers [issue 13: incidents] PRHIST-02', () => {
     expect(elsewhere.map((r) => r.score)).toEqual([0.5 / 1.6, 0.3 / 1.6]);
     const here = weighIncidents(list(), [incident({ id: 'INC-6', title: 'Pool exhausted', started_at: '2026-01-03T00:00:00Z', caused_by: refs(['acme/app#2']) })], 'the pool is exhausted', REPO);
     expect(here[0]!.reasons[0]).toMatch(/^incident INC-6 \("Pool exhausted"\) names PR acme\/app#2 as its cause; it mentions "/);
+  });
+
+  it('PRHIST-02, PRHIST-03: an incident that names only other repositories (its repo column or its PR refs) is no evidence by its start time here; one naming this repository, or none, is', () => {
+    const list = () => [ranked(0.5, 'a'.repeat(40), 1, '2026-01-01T09:00:00Z'), ranked(0.3, SHA, 2, '2026-01-01T11:00:00Z')];
+    const started = { title: 'Disk full', started_at: '2026-01-01T11:30:00Z' };
+    const byColumn = incident({ id: 'COL', ...started, repository: 'acme/other' });
+    const byRef = incident({ id: 'REF', ...started, fixed_by: refs(['other#9']) });
+    const mine = incident({ id: 'MINE', ...started, repository: 'Acme/App' });
+    const anywhere = incident({ id: 'ANY', ...started, fixed_by: refs([9]) });
+    expect([byColumn, byRef, mine, anywhere].map((i) => ofRepository(i, REPO))).toEqual([false, false, true, true]);
+    // Named by both this repository and another (a fix in each): of both.
+    expect(ofRepository(incident({ id: 'BOTH', repository: 'acme/other', fixed_by: refs(['app#3']) }), REPO)).toBe(true);
+    expect(weighIncidents(list(), [byColumn, byRef], 'x', REPO).map((r) => r.score)).toEqual([0.5 / 1.6, 0.3 / 1.6]);
+    const near = new Map(weighIncidents(list(), [mine, anywhere], 'x', REPO).map((r) => [r.doc.sha, r]));
+    expect(near.get(SHA)!.reasons.slice(0, 2)).toEqual(['incident MINE ("Disk full") started 30 min after it landed', 'incident ANY ("Disk full") started 30 min after it landed']);
+    expect(near.get(SHA)!.score).toBeCloseTo((0.3 + 0.6 * 0.3 * (1 - 30 / 1440)) / 1.6, 6);
   });
 });

@@ -96,7 +96,8 @@ export function weighIncidents(ranked: Ranked[], incidents: readonly IncidentVie
         reasons.push(`${quote(incident)} names ${byCommit ? 'this commit' : prNamed(byPr!)} as its cause${also}`);
         continue;
       }
-      if (incident.started_at === null) continue;
+      // Its start time is evidence only in the repositories it is of (a bare PR number names none).
+      if (incident.started_at === null || !ofRepository(incident, repository)) continue;
       const gap = Date.parse(incident.started_at) - Date.parse(r.doc.committed_at);
       if (!(gap >= 0 && gap <= INCIDENT_AFTER_MS)) continue;
       evidence = Math.max(evidence, 0.3 * (1 - gap / INCIDENT_AFTER_MS) + (words.length > 0 ? 0.2 : 0));
@@ -106,6 +107,19 @@ export function weighIncidents(ranked: Ranked[], incidents: readonly IncidentVie
     if (reasons.length > 0) r.reasons.unshift(...reasons);
   }
   return ranked.sort((a, b) => b.score - a.score || b.doc.seq - a.doc.seq);
+}
+
+/**
+ * Whether an incident is of this repository: its `repo` column or one of its PR refs names it, or
+ * it names no repository at all.
+ */
+export function ofRepository(incident: IncidentView, repository: IncidentRepository): boolean {
+  const named = [incident.repository, ...incident.caused_by.pr_refs.map((r) => r.repository), ...incident.fixed_by.pr_refs.map((r) => r.repository)].filter(
+    (r): r is string => r !== null && r !== '',
+  );
+  // Case-insensitive, as the tracker's read of the window compares them.
+  const names = [repository.name, repository.github].filter((n): n is string => n !== null).map((n) => n.toLowerCase());
+  return named.length === 0 || named.some((r) => names.includes(r.toLowerCase()));
 }
 
 /** How a reason says which PR an incident named: with its repository, or that a bare number names it in every repository. */

@@ -44,6 +44,17 @@ export const refNumber = (ref: string) => `extract(${ref}, '#([0-9]+)$')`;
 /** The repository of a `repo#N` ref; empty for a bare number. */
 export const refRepo = (ref: string) => `extract(${ref}, '^(.*)#[0-9]+$')`;
 
+/**
+ * Whether an incident row (its columns as `incidentColumns` names them) is of a repository that one
+ * of the named String parameters holds (an empty one names none), compared case-insensitively: it
+ * names that repository (its `repo` column or a PR ref), or it names no repository at all, as a
+ * bare PR number names that PR in every repository.
+ */
+export function incidentOfRepository(params: readonly string[]): string {
+  const named = `arrayMap(x -> lower(x), arrayFilter(x -> x != '', arrayConcat([li_repo], arrayMap(r -> ${refRepo('r')}, arrayConcat(li_caused_prs, li_fixed_prs)))))`;
+  return `(empty(${named}) OR ${params.map((p) => `has(${named}, lower({${p}:String}))`).join(' OR ')})`;
+}
+
 /** Commits: the trailing sha (7-64 hex digits) of a sha or a commit URL, in lower case. */
 export function commitList(column: string | undefined): string {
   return `arrayDistinct(arrayFilter(v -> length(v) >= ${MIN_COMMIT_PREFIX}, arrayMap(v -> lower(extract(v, '([0-9a-fA-F]{7,64})/?$')), ${tokens(column)})))`;
@@ -62,6 +73,7 @@ export function incidentColumns(m: IncidentsMapping): string {
     `${timeText(m.started_at)} AS li_started`,
     `${m.resolved_at ? timeText(m.resolved_at) : "''"} AS li_resolved`,
     `${m.summary ? `substring(${text(m.summary)}, 1, ${MAX_SUMMARY_CHARS})` : "''"} AS li_summary`,
+    `${repoText(m.repo)} AS li_repo`,
     `${prList(m.caused_by_pr, m.repo)} AS li_caused_prs`,
     `${commitList(m.caused_by_commit)} AS li_caused_commits`,
     `${prList(m.fixed_by_pr, m.repo)} AS li_fixed_prs`,
@@ -77,6 +89,7 @@ export interface IncidentRow {
   li_started: string;
   li_resolved: string;
   li_summary: string;
+  li_repo: string;
   li_caused_prs: string[];
   li_caused_commits: string[];
   li_fixed_prs: string[];
@@ -110,6 +123,7 @@ export function incidentView(row: IncidentRow, withSummary: boolean): IncidentVi
     started_at: iso(row.li_started),
     resolved_at: iso(row.li_resolved),
     summary: withSummary ? row.li_summary : null,
+    repository: row.li_repo === '' ? null : row.li_repo,
     caused_by: refs(row.li_caused_prs, row.li_caused_commits),
     fixed_by: refs(row.li_fixed_prs, row.li_fixed_commits),
   };
