@@ -20,7 +20,10 @@ export interface TrackerSet {
 }
 
 /** The sets the eval runs: public ClickHouse issues (the spec's tracker), then other large public repositories'. */
-export const TrackerSetFiles = ['tracker-set.json', 'tracker-set-rust.json', 'tracker-set-vscode.json', 'tracker-set-go.json', 'tracker-set-typescript.json', 'tracker-set-deno.json', 'tracker-set-flutter.json', 'tracker-set-kubernetes.json', 'tracker-set-node.json'] as const;
+export const TrackerSetFiles = ['tracker-set.json', 'tracker-set-rust.json', 'tracker-set-vscode.json', 'tracker-set-go.json', 'tracker-set-typescript.json', 'tracker-set-deno.json', 'tracker-set-flutter.json', 'tracker-set-kubernetes.json', 'tracker-set-node.json',
+  // Round 5 (2026-12-02): collected after ADR 0036's tuning and run once with the ranker as it stands; never tuned on.
+  'tracker-set-electron.json', 'tracker-set-godot.json', 'tracker-set-elasticsearch.json', 'tracker-set-grafana.json', 'tracker-set-dotnet-runtime.json', 'tracker-set-terraform.json',
+  'tracker-set-cpython.json', 'tracker-set-react.json', 'tracker-set-svelte.json', 'tracker-set-angular.json', 'tracker-set-next.json'] as const;
 
 /** owner/name of a set's repository, from its issue URL base (or the name the set gives itself). */
 export function setRepository(set: Pick<TrackerSet, 'source' | 'repository'>): string {

@@ -315,7 +315,7 @@ describe('Tracker incidents [issue 13: incidents]', () => {
       expect(listed.every((i) => i.fixed_by.prs.length === 1 && i.fixed_by.prs[0] === 3)).toBe(true);
       // tracker.incidents' pr filter is the number, in any repository; with `repository`, a ref naming that one (in any case) or none.
       expect((await ok('tracker.incidents', { pr: 3 })).incidents).toHaveLength(5);
-      const ids = async (body: object) => ((await ok('tracker.incidents', body)).incidents as Incident[]).map((i) => i.id).sort();
+      const ids = async (body: Record<string, unknown>) => ((await ok('tracker.incidents', body)).incidents as Incident[]).map((i) => i.id).sort();
       expect(await ids({ pr: 3, repository: 'acme/app' })).toEqual(['INC-20', 'INC-21', 'INC-23']);
       expect(await ids({ pr: 3, repository: 'demo' })).toEqual(['INC-22', 'INC-23']);
       expect(await ids({ pr: 4, repository: 'acme/app' })).toEqual([]);
