@@ -17,7 +17,7 @@ function commit(): string {
 
 /**
  * `npm run eval -- --tracker`: the tracker duplicate check on the public issue sets (ClickHouse,
- * then rust-lang/rust, microsoft/vscode, golang/go, microsoft/TypeScript, denoland/deno, flutter/flutter, kubernetes/kubernetes and nodejs/node: TrackerSetFiles), on an embedded Loom in this process (each set's table is created in its engine). Writes
+ * then nineteen other public repositories: TrackerSetFiles), on an embedded Loom in this process (each set's table is created in its engine). Writes
  * bench/results/eval-tracker-<time>.{json,md}. Takes seconds.
  *
  * `extraFiles` (from `--tracker-sets a.json,b.json`): sets kept outside the repository, such as
@@ -41,8 +41,8 @@ export async function runTrackerEval(extraFiles: readonly string[] = []): Promis
     // The ranker alone too (no duplicate links), so the links' share of the figure shows.
     const rankerAlone: Array<{ file: string; repository: string; figures: TrackerFigures }> = [];
     for (const [index, { file, set }] of sets.entries()) {
-      // A set converted from a published dataset says how it was built in its own `about`.
-      results.push({ file, repository: setRepository(set), ...(set.repository ? { built: set.about } : {}), figures: await evaluateTracker(loom, set, `eval-tracker-${index}`) });
+      // Each set says how it was built in its own `about`.
+      results.push({ file, repository: setRepository(set), built: set.about, figures: await evaluateTracker(loom, set, `eval-tracker-${index}`) });
       rankerAlone.push({ file, repository: setRepository(set), figures: await evaluateTracker(loom, set, `eval-tracker-plain-${index}`, { links: false }) });
     }
     const after = loadavg();
