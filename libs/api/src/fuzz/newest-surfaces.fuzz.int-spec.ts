@@ -96,6 +96,7 @@ describe('Hostile input on the newest surfaces: tracker incidents, optional mapp
           values: {
             'tracker.incidents': {
               pr: [2003, 2004, 2008, 9999, 1, 2_147_483_647],
+              repository: ['acme/app', 'demo', 'ACME/App', "acme/app' OR 1=1 --", '../etc/passwd', 'a'.repeat(200), 'acme/app#2003'],
               commit: ['a1b2c3d', 'ABCDEF12', 'd4e5f6a', 'a1b2c3d0000000000000000000000000000000ff', 'f'.repeat(64)],
               severity: ['SEV1', 'sev2', "' OR 1=1 --", 'é\u0301', '数字', '`x`', '%', '_'],
               status: ['open', 'RESOLVED', "'); DROP TABLE outages; --", '\\', '{status:String}'],
@@ -120,6 +121,10 @@ describe('Hostile input on the newest surfaces: tracker incidents, optional mapp
     it('TRACKER-01, TRACKER-02 [issue 13: incidents]: hand-picked wrong types, out-of-range paging, unknown fields and over-long filters are one 400 naming each field', async () => {
       const [ghp, skKey] = FUZZ_SECRETS;
       await refused('tracker.incidents', { limit: '5', offset: '0' }, ['limit', 'offset']);
+      await refused('tracker.incidents', { repository: 'acme/app#3', pr: 3 }, ['repository']);
+      await refused('tracker.incidents', { repository: ['acme/app'], commit: 'a1b2c3d' }, ['repository']);
+      await refused('tracker.incidents', { repository: `${'a'.repeat(129)}/app` }, ['repository']);
+      await refused('tracker.incidents', { repository: `acme/${ghp}x/y` }, ['repository']);
       await refused('tracker.incidents', { limit: -1, offset: -1 }, ['limit', 'offset']);
       await refused('tracker.incidents', { limit: 0, offset: 100_001 }, ['limit', 'offset']);
       await refused('tracker.incidents', { limit: 2 ** 53 + 2, offset: 1e21 }, ['limit', 'offset']);
