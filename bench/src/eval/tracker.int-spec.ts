@@ -85,7 +85,7 @@ describe('Tracker duplicate check on public issue sets [TRACKER-04]', () => {
     expect(alone.flagged).toBeLessThanOrEqual(2);
   }, 120_000);
 
-  // Every repository (168 pairs, 890 unlinked; bench/results/eval-tracker-2026-12-02T06-57-01Z.md):
+  // Every repository (168 pairs, 890 unlinked; bench/results/eval-tracker-2026-12-02T07-34-56Z.md):
   // 111 first (0.661), 156 in the top 5, 7 called (0.8 per 100, under the spec's 2; flutter's
   // templated crash reports give 4 of them).
   it('TRACKER-04, TRACKER-05: all twenty repositories: at least 111 of 168 ranked first, 156 in the top 5, at most 7 of 890 unlinked called duplicates (under 2 per 100)', () => {
