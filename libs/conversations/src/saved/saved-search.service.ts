@@ -9,14 +9,12 @@ import { candidatesFor, quantize } from '../search/vector-ranking';
 import type { LiveSettingsService } from '../settings/live-settings.service';
 import { firstChars } from '../text';
 import { centredExcerpt, reciprocalRankFusion } from './bm25';
-import { keyOf, SavedCorpusCache, type SavedCorpus, type SavedScope } from './saved-corpus-cache';
+import { keyOf, SavedCorpusCache, type SavedCorpus, type SavedCorpusBudget, type SavedScope } from './saved-corpus-cache';
+import { B, bm25Idf, K1, rankBm25, rankByCosine } from './saved-ranking';
 import { savedBm25Statement, savedVectorStatement } from './saved-statements';
 
 const DEFAULT_LIMIT = 10;
 const DEFAULT_LEXICAL_WEIGHT = 0.5;
-/** BM25's usual constants, as in conversation search. */
-const K1 = 1.2;
-const B = 0.75;
 
 /** A saved message's transcript row, read only for the hits shown. */
 interface SavedDoc {
@@ -47,8 +45,14 @@ interface LegRow {
  * conversation.search_saved_messages: one user's saved messages in one namespace, never fanned
  * out. Hybrid by default: a vector leg over each message's first 2,048 characters and a BM25
  * leg over its whole text, fused by reciprocal rank; `lexical_weight` scales the BM25 leg.
- * Both legs rank inside the engine over the user's rows in `saved_docs` and `saved_terms` (ADR 0016, ADR 0024); this
- * process reads the text of the hits it returns, and nothing else.
+ *
+ * The flow of a search (ADR 0016, ADR 0024, ADR 0037): the user's corpus (live set, statistics,
+ * live vectors and the live postings of the terms asked) is kept by `SavedCorpusCache`; a warm
+ * search checks its signature (one statement), counts terms never asked before (one statement,
+ * only then), ranks both legs in this process over what is held, and reads the transcript rows
+ * of the hits it returns (one statement). When the signature has changed it reads the corpus
+ * again (a delta of the vectors) and ranks again. A corpus over the memory budget ranks the leg
+ * it could not hold in the engine, over the user's rows in `saved_docs` / `saved_terms`.
  */
 export class SavedSearchService {
   private readonly cache: SavedCorpusCache;
@@ -57,8 +61,9 @@ export class SavedSearchService {
     private readonly storage: Storage,
     private readonly embedder: EmbeddingClient,
     private readonly settings: LiveSettingsService,
+    budget: Partial<SavedCorpusBudget> = {},
   ) {
-    this.cache = new SavedCorpusCache(storage);
+    this.cache = new SavedCorpusCache(storage, budget);
   }
 
   async search(namespace: string, userId: string, input: SearchSavedMessagesRequest): Promise<SearchSavedMessagesResponse> {
@@ -132,8 +137,9 @@ export class SavedSearchService {
     return { corpus: kept, current };
   }
 
-  /** Cosine over the user's live vectors, floor applied, best first; rows of stale versions dropped. */
+  /** Cosine over the user's live vectors, floor applied, best first: over the held vectors, else in the engine (rows of stale versions dropped). */
   private async vectorLeg(scope: SavedScope, corpus: SavedCorpus, query: { vector: number[]; model: string }, floor: number, limit: number): Promise<Ranked[]> {
+    if (corpus.vectors) return rankByCosine(query.vector, query.model, corpus.vectors.values(), floor, limit);
     return this.liveRows(corpus, limit, (asked) =>
       this.storage.query<LegRow>(savedVectorStatement(this.storage.tables.savedDocs, scope.conv !== undefined), {
         ...scope,
@@ -148,14 +154,12 @@ export class SavedSearchService {
     );
   }
 
-  /** BM25 over the user's live saved messages, with the corpus's own statistics (SAVE-SEARCH-10). */
+  /** BM25 over the user's live saved messages, with the corpus's own statistics (SAVE-SEARCH-10): over the held postings, else in the engine. */
   private async bm25(scope: SavedScope, corpus: SavedCorpus, terms: readonly string[], limit: number): Promise<Ranked[]> {
     // Words the index never holds (stopwords, punctuation) match nothing.
     if (terms.length === 0 || corpus.docs === 0) return [];
-    const idf = terms.map((t) => {
-      const df = corpus.df.get(t) ?? 0;
-      return Math.log(1 + (corpus.docs - df + 0.5) / (df + 0.5));
-    });
+    if (corpus.postings) return rankBm25(terms, corpus.postings, corpus, limit);
+    const idf = terms.map((t) => bm25Idf(corpus.docs, corpus.df.get(t) ?? 0));
     return this.liveRows(corpus, limit, (asked) =>
       this.storage.query<LegRow>(savedBm25Statement(this.storage.tables.savedTerms, scope.conv !== undefined), {
         ...scope,
