@@ -1,6 +1,7 @@
 import type { SearchSavedMessagesResponse } from '@loom/contracts';
 import { ControllableProvider, startTestLoom, tombstoneTurn, uniqueNamespace, type TestLoom } from '../../testing/src';
 import { EmbeddingClient } from './embedding/embedding.client';
+import { queryTerms } from './lexical/tokenizer';
 import { SavedCorpusCache } from './saved/saved-corpus-cache';
 import { SavedSearchService } from './saved/saved-search.service';
 
@@ -40,11 +41,14 @@ describe('Saved search ranked in memory (ADR 0037)', () => {
     ok('conversation.save_message', { user_id: user, conversation_id: conv, message_id: id, role: 'assistant', content });
 
   const WORDS = ['ledger', 'invoice', 'export', 'nightly', 'gannet', 'rollout', 'budget', 'archive', 'backfill', 'kestrel', 'quota', 'shard'];
-  /** Messages of distinct lengths, so no two share a BM25 score (whose order among equals would be the engine's summing order). */
+  /**
+   * Messages of strictly increasing lengths in terms, so no two share a BM25 score (the order
+   * among equal sums could then depend on the engine's summing order, not the ranking).
+   */
   const seed = async (user: string, count: number, prefix = 'm') => {
     for (let i = 0; i < count; i += 1) {
       const words = Array.from({ length: 2 + (i % 4) }, (_, k) => WORDS[(i * 5 + k * 7) % WORDS.length]!);
-      const filler = Array.from({ length: i }, (_, k) => `filler${i}x${k}`);
+      const filler = Array.from({ length: 5 * i }, (_, k) => `filler${i}x${k}`);
       await saveNew(user, `c${i % 3}`, `${prefix}${i}`, [...words, ...filler, ...(i % 2 === 1 ? [words[0]!] : []), `note${i}`].join(' '));
     }
   };
@@ -126,21 +130,22 @@ describe('Saved search ranked in memory (ADR 0037)', () => {
   it('[ADR 0037] the budget holds across corpora: the least recently used corpus is dropped to make room', async () => {
     await seed('u1', 20);
     await seed('u2', 15, 'o');
+    const ledger = queryTerms('ledger');
     const cache = new SavedCorpusCache(storage(), { maxVectors: 30, maxPostings: 1_000 });
-    await cache.refresh({ ns, user: 'u1' }, ['ledger']);
+    await cache.refresh({ ns, user: 'u1' }, ledger);
     expect(cache.held()).toMatchObject({ corpora: 1, vectors: 20 });
-    await cache.refresh({ ns, user: 'u2' }, ['ledger']);
+    await cache.refresh({ ns, user: 'u2' }, ledger);
     expect(cache.cached({ ns, user: 'u1' })).toBeUndefined();
     expect(cache.held()).toMatchObject({ corpora: 1, vectors: 15 });
     // Both fit when narrowed to one conversation each (7 and 5 messages).
-    await cache.refresh({ ns, user: 'u1', conv: 'c0' }, ['ledger']);
+    await cache.refresh({ ns, user: 'u1', conv: 'c0' }, ledger);
     expect(cache.held().corpora).toBe(2);
     expect(cache.held().vectors).toBeLessThanOrEqual(30);
     const tiny = new SavedCorpusCache(storage(), { maxVectors: 5, maxPostings: 1 });
-    const corpus = await tiny.refresh({ ns, user: 'u1' }, ['ledger']);
+    const corpus = await tiny.refresh({ ns, user: 'u1' }, ledger);
     expect(corpus.vectors).toBeUndefined();
     expect(corpus.postings).toBeUndefined();
-    expect(corpus.df.get('ledger')).toBeGreaterThan(1);
+    expect(corpus.df.get(ledger[0]!)).toBeGreaterThan(1);
     expect(tiny.held()).toMatchObject({ vectors: 0, postings: 0 });
   });
 });

@@ -156,7 +156,9 @@ export class SavedCorpusCache {
     for (const p of rows) {
       const key = keyOf(p);
       if (corpus.live.get(key) !== p.version) continue;
-      found.get(p.term)?.push({ doc: { key, thread_id: p.thread_id, msg_id: p.msg_id }, tf: Number(p.tf), dl: Number(p.doc_len) });
+      // One object per message, shared with its vector when held.
+      const doc = corpus.vectors?.get(key) ?? { key, thread_id: p.thread_id, msg_id: p.msg_id };
+      found.get(p.term)?.push({ doc, tf: Number(p.tf), dl: Number(p.doc_len) });
     }
     // A search beside this one may have counted some of them meanwhile: theirs stand.
     for (const t of found.keys()) if (corpus.df.has(t)) found.delete(t);
