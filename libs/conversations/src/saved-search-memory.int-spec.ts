@@ -7,8 +7,9 @@ import { SavedSearchService } from './saved/saved-search.service';
 
 /**
  * ADR 0037: saved search ranks a kept corpus in memory. A service with the default budget ranks
- * both legs over the held vectors and postings; one with a budget of nothing ranks them in the
- * engine (the statements of ADR 0024). Both read the same rows, so they must answer the same.
+ * both legs over the held vectors and postings and holds its hits' texts; one with a budget of
+ * nothing ranks them in the engine (the statements of ADR 0024) and reads every text. Both read
+ * the same rows, so they must answer the same.
  */
 describe('Saved search ranked in memory (ADR 0037)', () => {
   const provider = new ControllableProvider();
@@ -25,7 +26,8 @@ describe('Saved search ranked in memory (ADR 0037)', () => {
     const { storage, requests, plane } = loom.gateway.runtime;
     const embedder = new EmbeddingClient(requests, 10_000);
     memory = new SavedSearchService(storage, embedder, plane.settings);
-    engine = new SavedSearchService(storage, embedder, plane.settings, { maxVectors: 0, maxPostings: 0 });
+    // Nothing held: both legs in the engine, and every hit's text read.
+    engine = new SavedSearchService(storage, embedder, plane.settings, { maxVectors: 0, maxPostings: 0, maxTextChars: 0 });
   });
   afterAll(async () => {
     await loom.close();
