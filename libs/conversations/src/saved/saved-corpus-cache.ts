@@ -183,15 +183,15 @@ export class SavedCorpusCache {
       else if (from === undefined || BigInt(version) < from) from = BigInt(version);
     }
     if (from === undefined) return vectors;
-    const rows = await this.storage.query<{ thread_id: string; msg_id: string; version: string; model: string; embedding: number[] }>(
+    const rows = await this.storage.query<{ thread_id: string; msg_id: string; row_version: string; model: string; embedding: number[] }>(
       savedVectorsStatement(this.storage.tables.savedDocs, scope.conv !== undefined),
       { ...scope, from: from.toString() },
     );
     for (const r of rows) {
       const key = keyOf(r);
-      if (live.get(key) !== r.version || vectors.has(key)) continue;
+      if (live.get(key) !== r.row_version || vectors.has(key)) continue;
       const vector = r.embedding.length > 0 ? Float32Array.from(r.embedding) : undefined;
-      vectors.set(key, { key, thread_id: r.thread_id, msg_id: r.msg_id, version: r.version, model: r.model, vector, norm: vector ? normOf(vector) : 0 });
+      vectors.set(key, { key, thread_id: r.thread_id, msg_id: r.msg_id, version: r.row_version, model: r.model, vector, norm: vector ? normOf(vector) : 0 });
     }
     // A live version with no row read has no vector (the vector leg's statement would not find it either).
     return vectors;

@@ -50,10 +50,11 @@ export function savedLiveDocsStatement(docs: string, conversation: boolean): str
  * reads the few new versions, not every vector again (`from` 0 reads them all). Without FINAL:
  * the cache keeps a row only at the version the live set names, and a row's vector at one
  * version never changes. PREWHERE reads `embedding` only in the granules that hold such rows.
+ * (`row_version`: an alias `version` would stand for the column in PREWHERE.)
  * Extra parameter: from.
  */
 export function savedVectorsStatement(docs: string, conversation: boolean): string {
-  return `SELECT thread_id, msg_id, toString(version) AS version, model, embedding FROM ${docs}
+  return `SELECT thread_id, msg_id, toString(version) AS row_version, model, embedding FROM ${docs}
      PREWHERE ${scope(conversation)} AND live AND version >= {from:UInt64}`;
 }
 
