@@ -36,6 +36,7 @@ export * from './lexical/tokenizer';
 export * from './lexical/porter-stemmer';
 export * from './saved/saved-messages.service';
 export * from './saved/saved-search.service';
+export { DEFAULT_SAVED_CORPUS_BUDGET, SavedCorpusCache, type SavedCorpusBudget } from './saved/saved-corpus-cache';
 export * from './deletion/thread-delete.service';
 export * from './append/unindexed-turns';
 export * from './lexical/bm25-scoring-statement';

@@ -9,14 +9,21 @@ import { candidatesFor, quantize } from '../search/vector-ranking';
 import type { LiveSettingsService } from '../settings/live-settings.service';
 import { firstChars } from '../text';
 import { centredExcerpt, reciprocalRankFusion } from './bm25';
-import { keyOf, SavedCorpusCache, type SavedCorpus, type SavedScope } from './saved-corpus-cache';
-import { savedBm25Statement, savedVectorStatement } from './saved-statements';
+import { keyOf, SavedCorpusCache, type SavedCorpus, type SavedCorpusBudget, type SavedScope } from './saved-corpus-cache';
+import { B, bm25Idf, K1, rankBm25, rankByCosine } from './saved-ranking';
+import { savedBm25Statement, savedHitRowsStatement, savedHitTextsStatement, savedVectorStatement } from './saved-statements';
+import { SavedTextCache, textKeyOf } from './saved-text-cache';
 
 const DEFAULT_LIMIT = 10;
 const DEFAULT_LEXICAL_WEIGHT = 0.5;
-/** BM25's usual constants, as in conversation search. */
-const K1 = 1.2;
-const B = 0.75;
+
+/** The memory saved search may hold: the corpus budget (vectors, postings) and the held hit texts. */
+export interface SavedSearchOptions extends Partial<SavedCorpusBudget> {
+  /** Characters of hit texts held across users (8 M, about 16 MB as UTF-16, as ADR 0030 measured it). */
+  maxTextChars?: number;
+}
+
+const DEFAULT_TEXT_CHARS = 8_000_000;
 
 /** A saved message's transcript row, read only for the hits shown. */
 interface SavedDoc {
@@ -47,18 +54,29 @@ interface LegRow {
  * conversation.search_saved_messages: one user's saved messages in one namespace, never fanned
  * out. Hybrid by default: a vector leg over each message's first 2,048 characters and a BM25
  * leg over its whole text, fused by reciprocal rank; `lexical_weight` scales the BM25 leg.
- * Both legs rank inside the engine over the user's rows in `saved_docs` and `saved_terms` (ADR 0016, ADR 0024); this
- * process reads the text of the hits it returns, and nothing else.
+ *
+ * The flow of a search (ADR 0016, ADR 0024, ADR 0037): the user's corpus (live set, statistics,
+ * live vectors and the live postings of the terms asked) is kept by `SavedCorpusCache`; a warm
+ * search checks its signature (one statement), counts terms never asked before (one statement,
+ * only then), ranks both legs in this process over what is held, and reads the transcript rows
+ * of the hits it returns (one statement without their text, and one for the texts it does not
+ * hold). When the signature has changed it reads the corpus
+ * again (a delta of the vectors) and ranks again. A corpus over the memory budget ranks the leg
+ * it could not hold in the engine, over the user's rows in `saved_docs` / `saved_terms`.
  */
 export class SavedSearchService {
   private readonly cache: SavedCorpusCache;
+  private readonly texts: SavedTextCache;
 
   constructor(
     private readonly storage: Storage,
     private readonly embedder: EmbeddingClient,
     private readonly settings: LiveSettingsService,
+    options: SavedSearchOptions = {},
   ) {
-    this.cache = new SavedCorpusCache(storage);
+    const { maxTextChars, ...budget } = options;
+    this.cache = new SavedCorpusCache(storage, budget);
+    this.texts = new SavedTextCache(maxTextChars ?? DEFAULT_TEXT_CHARS);
   }
 
   async search(namespace: string, userId: string, input: SearchSavedMessagesRequest): Promise<SearchSavedMessagesResponse> {
@@ -132,8 +150,9 @@ export class SavedSearchService {
     return { corpus: kept, current };
   }
 
-  /** Cosine over the user's live vectors, floor applied, best first; rows of stale versions dropped. */
+  /** Cosine over the user's live vectors, floor applied, best first: over the held vectors, else in the engine (rows of stale versions dropped). */
   private async vectorLeg(scope: SavedScope, corpus: SavedCorpus, query: { vector: number[]; model: string }, floor: number, limit: number): Promise<Ranked[]> {
+    if (corpus.vectors) return rankByCosine(query.vector, query.model, corpus.vectors.values(), floor, limit);
     return this.liveRows(corpus, limit, (asked) =>
       this.storage.query<LegRow>(savedVectorStatement(this.storage.tables.savedDocs, scope.conv !== undefined), {
         ...scope,
@@ -148,14 +167,12 @@ export class SavedSearchService {
     );
   }
 
-  /** BM25 over the user's live saved messages, with the corpus's own statistics (SAVE-SEARCH-10). */
+  /** BM25 over the user's live saved messages, with the corpus's own statistics (SAVE-SEARCH-10): over the held postings, else in the engine. */
   private async bm25(scope: SavedScope, corpus: SavedCorpus, terms: readonly string[], limit: number): Promise<Ranked[]> {
     // Words the index never holds (stopwords, punctuation) match nothing.
     if (terms.length === 0 || corpus.docs === 0) return [];
-    const idf = terms.map((t) => {
-      const df = corpus.df.get(t) ?? 0;
-      return Math.log(1 + (corpus.docs - df + 0.5) / (df + 0.5));
-    });
+    if (corpus.postings) return rankBm25(terms, corpus.postings, corpus, limit);
+    const idf = terms.map((t) => bm25Idf(corpus.docs, corpus.df.get(t) ?? 0));
     return this.liveRows(corpus, limit, (asked) =>
       this.storage.query<LegRow>(savedBm25Statement(this.storage.tables.savedTerms, scope.conv !== undefined), {
         ...scope,
@@ -190,24 +207,49 @@ export class SavedSearchService {
     }
   }
 
-  /** The hits' transcript rows, kept when they are still the user's live saved messages and not high. */
+  /**
+   * The hits' transcript rows, kept when they are still the user's live saved messages and not
+   * high: each hit's latest version and its conditions are read every time, without `content`;
+   * the text of a version not held is read then (ADR 0037).
+   */
   private async savedRows(scope: SavedScope, ranked: readonly Ranked[]): Promise<Map<string, SavedDoc>> {
     if (ranked.length === 0) return new Map();
     const keys = ranked.map((r) => JSON.parse(r.key) as [string, string]);
-    // The latest version of each row, without FINAL: over the namespace's transcript FINAL cost
-    // about fifteen times as much for ten rows. The conditions apply to that latest version.
-    const rows = await this.storage.query<SavedDoc>(
-      `SELECT thread_id, msg_id, agent, role, content, is_high, ts, ifNull(saved_at, toDateTime64(ts, 3, 'UTC')) AS sort_ts
-       FROM (
-         SELECT * FROM ${this.storage.tables.conversations}
-         WHERE namespace = {ns:String} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)}
-         ORDER BY version DESC
-         LIMIT 1 BY thread_id, agent, msg_id
-       )
-       WHERE user_id = {user:String} AND is_saved AND deleted = 0
-       LIMIT 1 BY thread_id, msg_id`,
-      { ns: scope.ns, user: scope.user, threads: [...new Set(keys.map((k) => k[0]))], ids: [...new Set(keys.map((k) => k[1]))] },
-    );
-    return new Map(rows.filter((d) => !d.is_high && !readsAsHigh(d.content)).map((d) => [keyOf(d), d]));
+    const table = this.storage.tables.conversations;
+    const rows = (
+      await this.storage.query<Omit<SavedDoc, 'content'> & { version: string }>(savedHitRowsStatement(table), {
+        ns: scope.ns,
+        user: scope.user,
+        threads: [...new Set(keys.map((k) => k[0]))],
+        ids: [...new Set(keys.map((k) => k[1]))],
+      })
+    ).filter((r) => !r.is_high);
+    const texts = new Map<string, string>();
+    const unheld = rows.filter((r) => {
+      const held = this.texts.get(textKeyOf(scope.ns, r));
+      if (held !== undefined) texts.set(textKeyOf(scope.ns, r), held);
+      return held === undefined;
+    });
+    if (unheld.length > 0) {
+      const read = await this.storage.query<{ thread_id: string; agent: string; msg_id: string; version: string; content: string }>(savedHitTextsStatement(table), {
+        ns: scope.ns,
+        threads: [...new Set(unheld.map((r) => r.thread_id))],
+        ids: [...new Set(unheld.map((r) => r.msg_id))],
+        versions: [...new Set(unheld.map((r) => r.version))],
+      });
+      for (const t of read) {
+        const key = textKeyOf(scope.ns, t);
+        // High text is never held, nor shown.
+        if (readsAsHigh(t.content)) continue;
+        texts.set(key, t.content);
+        this.texts.set(key, t.content);
+      }
+    }
+    const docs = new Map<string, SavedDoc>();
+    for (const r of rows) {
+      const content = texts.get(textKeyOf(scope.ns, r));
+      if (content !== undefined) docs.set(keyOf(r), { ...r, content });
+    }
+    return docs;
   }
 }

@@ -1,7 +1,7 @@
 /**
- * The statements of saved-message search (ADR 0016, made fast by ADR 0024): one user's saved
- * messages in one namespace, read from two tables whose primary keys put that user's rows in
- * one contiguous range each:
+ * The statements of saved-message search (ADR 0016, made fast by ADR 0024, ranked in memory by
+ * ADR 0037): one user's saved messages in one namespace, read from two tables whose primary keys
+ * put that user's rows in one contiguous range each:
  * - `saved_docs` (namespace, user_id, thread_id, msg_id): one row per version of each of the
  *   user's messages, saying whether it is a live saved message, its length in terms and, when
  *   live, its vectors;
@@ -10,11 +10,14 @@
  *
  * None uses FINAL on the hot path and none matches a posting against the live set in the
  * engine: measured at 10,000 saved messages, a `(thread_id, msg_id, version) IN (live set)`
- * cost 150-300 ms and a JOIN to it 15-50 ms, while the statements below read their range in
- * 5-15 ms. Instead the live set (each live message's version) and the BM25 statistics are read
- * once and kept by `SavedCorpusCache`, checked by `savedSignatureStatement` on every search; the
- * leg statements return each row's version, and the service keeps a row only when that version
- * is the live one.
+ * cost 150-300 ms and a JOIN to it 15-50 ms. Instead `SavedCorpusCache` reads the live set (each
+ * live message's version), the BM25 statistics, the live vectors and the live postings of the
+ * terms asked, and keeps them, checked by `savedSignatureStatement` on every search. chDB runs
+ * one parameterised statement at a time per process (ADR 0030), so a warm search whose corpus is
+ * current runs the signature and the hits' transcript read only, and ranks both legs in this
+ * process (saved-ranking.ts). The two leg statements below are kept for a corpus over the memory
+ * budget: they return each row's version, and the service keeps a row only when that version is
+ * the live one.
  *
  * Parameters of all: ns, user, and conv when `conversation` is set.
  */
@@ -42,18 +45,35 @@ export function savedLiveDocsStatement(docs: string, conversation: boolean): str
 }
 
 /**
- * Every posting of `terms` [in one conversation], one row per (term, message, version): the
- * service counts document frequencies over the live ones. Read only for terms not yet counted.
+ * The vectors of the user's live rows [in one conversation] at versions from `from` up: the
+ * corpus keeps the vector of a message whose live version it already held, so after a save it
+ * reads the few new versions, not every vector again (`from` 0 reads them all). Without FINAL:
+ * the cache keeps a row only at the version the live set names, and a row's vector at one
+ * version never changes. PREWHERE reads `embedding` only in the granules that hold such rows.
+ * (`row_version`: an alias `version` would stand for the column in PREWHERE.)
+ * Extra parameter: from.
+ */
+export function savedVectorsStatement(docs: string, conversation: boolean): string {
+  return `SELECT thread_id, msg_id, toString(version) AS row_version, model, embedding FROM ${docs}
+     PREWHERE ${scope(conversation)} AND live AND version >= {from:UInt64}`;
+}
+
+/**
+ * Every posting of `terms` [in one conversation], one row per (term, message, version), with
+ * its term count and the message's length: the cache counts document frequencies over the live
+ * ones and keeps those for BM25 in this process. Read only for terms not yet counted. A posting
+ * inserted twice at one version counts once (`any`), as in `savedBm25Statement`.
  * Extra parameter: terms.
  */
 export function savedPostingsStatement(terms: string, conversation: boolean): string {
-  return `SELECT term, thread_id, msg_id, toString(version) AS version FROM ${terms}
+  return `SELECT term, thread_id, msg_id, toString(version) AS version, any(tf) AS tf, any(doc_len) AS doc_len FROM ${terms}
      WHERE ${scope(conversation)} AND term IN {terms:Array(String)}
      GROUP BY term, thread_id, msg_id, version`;
 }
 
 /**
- * BM25 (k1, b) of every (message, version) holding a query term, with the corpus's statistics
+ * For a corpus whose postings are over the budget (ADR 0037): BM25 (k1, b) of every (message,
+ * version) holding a query term, with the corpus's statistics
  * as parameters (idf per term, mean length): the best `limit` of them. A posting inserted twice
  * at one version counts once (`any`). Stale versions are among them and are dropped by the
  * service; when that leaves fewer than it needs, it asks again with a larger limit.
@@ -74,7 +94,8 @@ export function savedBm25Statement(terms: string, conversation: boolean): string
 }
 
 /**
- * Cosine over the vectors of the user's live versions [in one conversation], floor applied:
+ * For a corpus whose vectors are over the budget (ADR 0037): cosine over the vectors of the
+ * user's live versions [in one conversation], floor applied:
  * the best `limit` rows (stale versions among them, dropped by the service). Two stages, as in
  * conversation search (ADR 0005), over the user's range only: every live row is ranked on its
  * Int8 copy (3.8 MB of Int8 at 10,000 messages of 384 dimensions, against 15 MB of
@@ -95,4 +116,34 @@ export function savedVectorStatement(docs: string, conversation: boolean): strin
      WHERE score >= {floor:Float64}
      ORDER BY score DESC, thread_id, msg_id
      LIMIT {limit:UInt32}`;
+}
+
+/**
+ * The hits' transcript rows at their latest version, without `content` (ADR 0037): kept when that
+ * version is still the user's saved, undeleted message, one per message. Without FINAL: over the
+ * namespace's transcript FINAL cost about fifteen times as much for ten rows. The text of a
+ * version the service does not hold is read by `savedHitTextsStatement`.
+ * Parameters: ns, user, threads, ids (the hits' thread and message ids).
+ */
+export function savedHitRowsStatement(conversations: string): string {
+  return `SELECT thread_id, msg_id, agent, role, is_high, ts, ifNull(saved_at, toDateTime64(ts, 3, 'UTC')) AS sort_ts, toString(version) AS version
+     FROM (
+       SELECT thread_id, msg_id, agent, role, is_high, ts, saved_at, user_id, is_saved, deleted, version FROM ${conversations}
+       WHERE namespace = {ns:String} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)}
+       ORDER BY version DESC
+       LIMIT 1 BY thread_id, agent, msg_id
+     )
+     WHERE user_id = {user:String} AND is_saved AND deleted = 0
+     LIMIT 1 BY thread_id, msg_id`;
+}
+
+/**
+ * The content of transcript rows at the versions named (`savedHitRowsStatement`'s answer); the
+ * service matches each to its (thread, agent, message, version).
+ * Parameters: ns, threads, ids, versions (as text).
+ */
+export function savedHitTextsStatement(conversations: string): string {
+  return `SELECT thread_id, agent, msg_id, toString(version) AS version, content FROM ${conversations}
+     WHERE namespace = {ns:String} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)} AND toString(version) IN {versions:Array(String)}
+     LIMIT 1 BY thread_id, agent, msg_id, version`;
 }

@@ -1,0 +1,159 @@
+import type { SearchSavedMessagesResponse } from '@loom/contracts';
+import { ControllableProvider, startTestLoom, tombstoneTurn, uniqueNamespace, type TestLoom } from '../../testing/src';
+import { EmbeddingClient } from './embedding/embedding.client';
+import { queryTerms } from './lexical/tokenizer';
+import { SavedCorpusCache } from './saved/saved-corpus-cache';
+import { SavedSearchService } from './saved/saved-search.service';
+
+/**
+ * ADR 0037: saved search ranks a kept corpus in memory. A service with the default budget ranks
+ * both legs over the held vectors and postings and holds its hits' texts; one with a budget of
+ * nothing ranks them in the engine (the statements of ADR 0024) and reads every text. Both read
+ * the same rows, so they must answer the same.
+ */
+describe('Saved search ranked in memory (ADR 0037)', () => {
+  const provider = new ControllableProvider();
+  let loom: TestLoom;
+  let ns: string;
+  let memory: SavedSearchService;
+  let engine: SavedSearchService;
+
+  beforeAll(async () => {
+    loom = await startTestLoom({ provider, env: { LOOM_CONVERSATION_TITLER_ENABLED: 'false' } });
+  });
+  beforeEach(() => {
+    ns = uniqueNamespace();
+    const { storage, requests, plane } = loom.gateway.runtime;
+    const embedder = new EmbeddingClient(requests, 10_000);
+    memory = new SavedSearchService(storage, embedder, plane.settings);
+    // Nothing held: both legs in the engine, and every hit's text read.
+    engine = new SavedSearchService(storage, embedder, plane.settings, { maxVectors: 0, maxPostings: 0, maxTextChars: 0 });
+  });
+  afterAll(async () => {
+    await loom.close();
+  });
+
+  const storage = () => loom.gateway.runtime.storage;
+  const ok = async (name: string, body: Record<string, unknown>) => {
+    const r = await loom.admin.call(name, { namespace: ns, ...body });
+    if (r.status !== 200) throw new Error(`${name} ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body;
+  };
+  const saveNew = (user: string, conv: string, id: string, content: string) =>
+    ok('conversation.save_message', { user_id: user, conversation_id: conv, message_id: id, role: 'assistant', content });
+
+  const WORDS = ['ledger', 'invoice', 'export', 'nightly', 'gannet', 'rollout', 'budget', 'archive', 'backfill', 'kestrel', 'quota', 'shard'];
+  /**
+   * Messages of strictly increasing lengths in terms, so no two share a BM25 score (the order
+   * among equal sums could then depend on the engine's summing order, not the ranking).
+   */
+  const seed = async (user: string, count: number, prefix = 'm') => {
+    for (let i = 0; i < count; i += 1) {
+      const words = Array.from({ length: 2 + (i % 4) }, (_, k) => WORDS[(i * 5 + k * 7) % WORDS.length]!);
+      // Its first word again: the length grows without drawing the vector away from the words.
+      const filler = Array.from({ length: 5 * i }, () => words[0]!);
+      await saveNew(user, `c${i % 3}`, `${prefix}${i}`, [...words, ...filler, ...(i % 2 === 1 ? [words[0]!] : []), `note${i}`].join(' '));
+    }
+  };
+
+  const ask = (service: SavedSearchService, query: string, extra: Record<string, unknown> = {}) => service.search(ns, 'u1', { namespace: ns, user_id: 'u1', query, limit: 10, ...extra } as never);
+
+  /** The same hits, in the same order, with the same excerpts and legs, and scores within 1e-6. */
+  const expectSame = (mine: SearchSavedMessagesResponse, theirs: SearchSavedMessagesResponse, what: string) => {
+    const shape = (r: SearchSavedMessagesResponse) => r.hits.map(({ score: _score, ...rest }) => rest);
+    expect({ what, mode: mine.mode, hits: shape(mine) }).toEqual({ what, mode: theirs.mode, hits: shape(theirs) });
+    mine.hits.forEach((h, i) => expect({ what, id: h.message_id, diff: Math.abs(h.score - theirs.hits[i]!.score) < 1e-6 }).toEqual({ what, id: h.message_id, diff: true }));
+  };
+
+  const QUERIES = ['ledger invoice', 'gannet rollout budget', 'kestrel', 'archive backfill shard nightly', 'note7', 'nothing-matches-this'];
+  const compareAll = async (extra: Record<string, unknown> = {}) => {
+    const hits: Record<string, number> = {};
+    for (const query of QUERIES) {
+      for (const search_mode of ['hybrid', 'lexical', 'semantic']) {
+        for (const scope of [{}, { conversation_id: 'c1' }]) {
+          const args = { search_mode, ...scope, ...extra };
+          const mine = await ask(memory, query, args);
+          expectSame(mine, await ask(engine, query, args), `${query} ${JSON.stringify(args)}`);
+          hits[search_mode] = (hits[search_mode] ?? 0) + mine.hits.length;
+        }
+      }
+    }
+    // Not a comparison of empty answers.
+    for (const mode of ['hybrid', 'lexical', 'semantic']) expect(hits[mode]).toBeGreaterThan(5);
+  };
+
+  it('SAVE-SEARCH-04, SAVE-SEARCH-05, SAVE-SEARCH-10: ranked in memory, every mode answers the hits and scores the engine statements answer, with no leg statement once the corpus is read', async () => {
+    await seed('u1', 40);
+    await seed('u2', 10, 'o');
+    await compareAll();
+    await compareAll({ lexical_weight: 0.9, limit: 3 });
+
+    // Warm: the signature and the hits' rows only; the engine service still runs both legs.
+    const statements = jest.spyOn(storage(), 'query');
+    const legs = () => statements.mock.calls.filter(([sql]) => /cosineDistance|sum\(idf/.test(sql)).length;
+    try {
+      await ask(memory, 'ledger invoice');
+      expect(legs()).toBe(0);
+      await ask(engine, 'ledger invoice');
+      expect(legs()).toBeGreaterThanOrEqual(2);
+    } finally {
+      statements.mockRestore();
+    }
+  });
+
+  it('SAVE-SEARCH-11, SAVE-SEARCH-02: the next search reflects a save, an unsave, a tombstone and a re-save with other text, as the engine statements do', async () => {
+    await seed('u1', 12);
+    const ids = async (query: string, search_mode: string) => {
+      const mine = await ask(memory, query, { search_mode });
+      expectSame(mine, await ask(engine, query, { search_mode }), `${query} ${search_mode}`);
+      return mine.hits.map((h) => h.message_id);
+    };
+    for (const mode of ['hybrid', 'lexical', 'semantic']) await ids('pelican harbour', mode);
+
+    await saveNew('u1', 'c9', 'new', 'pelican harbour ledger');
+    for (const mode of ['hybrid', 'lexical', 'semantic']) expect(await ids('pelican harbour', mode)).toContain('new');
+
+    await ok('conversation.unsave_message', { user_id: 'u1', conversation_id: 'c9', message_id: 'new' });
+    for (const mode of ['hybrid', 'lexical', 'semantic']) expect(await ids('pelican harbour', mode)).not.toContain('new');
+
+    await saveNew('u1', 'c9', 'new', 'cormorant lagoon');
+    for (const mode of ['hybrid', 'lexical']) expect(await ids('pelican harbour', mode)).not.toContain('new');
+    for (const mode of ['hybrid', 'lexical', 'semantic']) expect(await ids('cormorant lagoon', mode)).toContain('new');
+
+    await tombstoneTurn(storage(), { namespace: ns, thread_id: 'c9', msg_id: 'new' }, loom.gateway.runtime.plane.fence);
+    for (const mode of ['hybrid', 'lexical', 'semantic']) expect(await ids('cormorant lagoon', mode)).not.toContain('new');
+
+    await saveNew('u1', 'c9', 'again', 'cormorant lagoon again');
+    for (const mode of ['hybrid', 'lexical', 'semantic']) expect(await ids('cormorant lagoon', mode)).toContain('again');
+  });
+
+  it('SAVE-SEARCH-04, SAVE-SEARCH-05: a corpus over the memory budget still answers, its legs ranked in the engine, the same as in memory', async () => {
+    await seed('u1', 30);
+    const { storage: s, requests, plane } = loom.gateway.runtime;
+    // The user's 30 vectors do not fit (one conversation's 10 do); the postings overflow within the first queries.
+    engine = new SavedSearchService(s, new EmbeddingClient(requests, 10_000), plane.settings, { maxVectors: 29, maxPostings: 25 });
+    await compareAll();
+  });
+
+  it('[ADR 0037] the budget holds across corpora: the least recently used corpus is dropped to make room', async () => {
+    await seed('u1', 20);
+    await seed('u2', 15, 'o');
+    const ledger = queryTerms('ledger');
+    const cache = new SavedCorpusCache(storage(), { maxVectors: 30, maxPostings: 1_000 });
+    await cache.refresh({ ns, user: 'u1' }, ledger);
+    expect(cache.held()).toMatchObject({ corpora: 1, vectors: 20 });
+    await cache.refresh({ ns, user: 'u2' }, ledger);
+    expect(cache.cached({ ns, user: 'u1' })).toBeUndefined();
+    expect(cache.held()).toMatchObject({ corpora: 1, vectors: 15 });
+    // Both fit when narrowed to one conversation each (7 and 5 messages).
+    await cache.refresh({ ns, user: 'u1', conv: 'c0' }, ledger);
+    expect(cache.held().corpora).toBe(2);
+    expect(cache.held().vectors).toBeLessThanOrEqual(30);
+    const tiny = new SavedCorpusCache(storage(), { maxVectors: 5, maxPostings: 1 });
+    const corpus = await tiny.refresh({ ns, user: 'u1' }, ledger);
+    expect(corpus.vectors).toBeUndefined();
+    expect(corpus.postings).toBeUndefined();
+    expect(corpus.df.get(ledger[0]!)).toBeGreaterThan(1);
+    expect(tiny.held()).toMatchObject({ vectors: 0, postings: 0 });
+  });
+});
