@@ -11,19 +11,10 @@ import { firstChars } from '../text';
 import { centredExcerpt, reciprocalRankFusion } from './bm25';
 import { keyOf, SavedCorpusCache, type SavedCorpus, type SavedCorpusBudget, type SavedScope } from './saved-corpus-cache';
 import { B, bm25Idf, K1, rankBm25, rankByCosine } from './saved-ranking';
-import { savedBm25Statement, savedHitRowsStatement, savedHitTextsStatement, savedVectorStatement } from './saved-statements';
-import { SavedTextCache, textKeyOf } from './saved-text-cache';
+import { savedBm25Statement, savedVectorStatement } from './saved-statements';
 
 const DEFAULT_LIMIT = 10;
 const DEFAULT_LEXICAL_WEIGHT = 0.5;
-
-/** The memory saved search may hold: the corpus budget (vectors, postings) and the held hit texts. */
-export interface SavedSearchOptions extends Partial<SavedCorpusBudget> {
-  /** Characters of hit texts held across users (8 M, about 16 MB as UTF-16, as ADR 0030 measured it). */
-  maxTextChars?: number;
-}
-
-const DEFAULT_TEXT_CHARS = 8_000_000;
 
 /** A saved message's transcript row, read only for the hits shown. */
 interface SavedDoc {
@@ -59,24 +50,20 @@ interface LegRow {
  * live vectors and the live postings of the terms asked) is kept by `SavedCorpusCache`; a warm
  * search checks its signature (one statement), counts terms never asked before (one statement,
  * only then), ranks both legs in this process over what is held, and reads the transcript rows
- * of the hits it returns (one statement without their text, and one for the texts it does not
- * hold). When the signature has changed it reads the corpus
+ * of the hits it returns (one statement). When the signature has changed it reads the corpus
  * again (a delta of the vectors) and ranks again. A corpus over the memory budget ranks the leg
  * it could not hold in the engine, over the user's rows in `saved_docs` / `saved_terms`.
  */
 export class SavedSearchService {
   private readonly cache: SavedCorpusCache;
-  private readonly texts: SavedTextCache;
 
   constructor(
     private readonly storage: Storage,
     private readonly embedder: EmbeddingClient,
     private readonly settings: LiveSettingsService,
-    options: SavedSearchOptions = {},
+    budget: Partial<SavedCorpusBudget> = {},
   ) {
-    const { maxTextChars, ...budget } = options;
     this.cache = new SavedCorpusCache(storage, budget);
-    this.texts = new SavedTextCache(maxTextChars ?? DEFAULT_TEXT_CHARS);
   }
 
   async search(namespace: string, userId: string, input: SearchSavedMessagesRequest): Promise<SearchSavedMessagesResponse> {
@@ -207,49 +194,24 @@ export class SavedSearchService {
     }
   }
 
-  /**
-   * The hits' transcript rows, kept when they are still the user's live saved messages and not
-   * high: each hit's latest version and its conditions are read every time, without `content`;
-   * the text of a version not held is read then (ADR 0037).
-   */
+  /** The hits' transcript rows, kept when they are still the user's live saved messages and not high. */
   private async savedRows(scope: SavedScope, ranked: readonly Ranked[]): Promise<Map<string, SavedDoc>> {
     if (ranked.length === 0) return new Map();
     const keys = ranked.map((r) => JSON.parse(r.key) as [string, string]);
-    const table = this.storage.tables.conversations;
-    const rows = (
-      await this.storage.query<Omit<SavedDoc, 'content'> & { version: string }>(savedHitRowsStatement(table), {
-        ns: scope.ns,
-        user: scope.user,
-        threads: [...new Set(keys.map((k) => k[0]))],
-        ids: [...new Set(keys.map((k) => k[1]))],
-      })
-    ).filter((r) => !r.is_high);
-    const texts = new Map<string, string>();
-    const unheld = rows.filter((r) => {
-      const held = this.texts.get(textKeyOf(scope.ns, r));
-      if (held !== undefined) texts.set(textKeyOf(scope.ns, r), held);
-      return held === undefined;
-    });
-    if (unheld.length > 0) {
-      const read = await this.storage.query<{ thread_id: string; agent: string; msg_id: string; version: string; content: string }>(savedHitTextsStatement(table), {
-        ns: scope.ns,
-        threads: [...new Set(unheld.map((r) => r.thread_id))],
-        ids: [...new Set(unheld.map((r) => r.msg_id))],
-        versions: [...new Set(unheld.map((r) => r.version))],
-      });
-      for (const t of read) {
-        const key = textKeyOf(scope.ns, t);
-        // High text is never held, nor shown.
-        if (readsAsHigh(t.content)) continue;
-        texts.set(key, t.content);
-        this.texts.set(key, t.content);
-      }
-    }
-    const docs = new Map<string, SavedDoc>();
-    for (const r of rows) {
-      const content = texts.get(textKeyOf(scope.ns, r));
-      if (content !== undefined) docs.set(keyOf(r), { ...r, content });
-    }
-    return docs;
+    // The latest version of each row, without FINAL: over the namespace's transcript FINAL cost
+    // about fifteen times as much for ten rows. The conditions apply to that latest version.
+    const rows = await this.storage.query<SavedDoc>(
+      `SELECT thread_id, msg_id, agent, role, content, is_high, ts, ifNull(saved_at, toDateTime64(ts, 3, 'UTC')) AS sort_ts
+       FROM (
+         SELECT * FROM ${this.storage.tables.conversations}
+         WHERE namespace = {ns:String} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)}
+         ORDER BY version DESC
+         LIMIT 1 BY thread_id, agent, msg_id
+       )
+       WHERE user_id = {user:String} AND is_saved AND deleted = 0
+       LIMIT 1 BY thread_id, msg_id`,
+      { ns: scope.ns, user: scope.user, threads: [...new Set(keys.map((k) => k[0]))], ids: [...new Set(keys.map((k) => k[1]))] },
+    );
+    return new Map(rows.filter((d) => !d.is_high && !readsAsHigh(d.content)).map((d) => [keyOf(d), d]));
   }
 }

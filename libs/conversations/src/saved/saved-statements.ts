@@ -117,33 +117,3 @@ export function savedVectorStatement(docs: string, conversation: boolean): strin
      ORDER BY score DESC, thread_id, msg_id
      LIMIT {limit:UInt32}`;
 }
-
-/**
- * The hits' transcript rows at their latest version, without `content` (ADR 0037): kept when that
- * version is still the user's saved, undeleted message, one per message. Without FINAL: over the
- * namespace's transcript FINAL cost about fifteen times as much for ten rows. The text of a
- * version the service does not hold is read by `savedHitTextsStatement`.
- * Parameters: ns, user, threads, ids (the hits' thread and message ids).
- */
-export function savedHitRowsStatement(conversations: string): string {
-  return `SELECT thread_id, msg_id, agent, role, is_high, ts, ifNull(saved_at, toDateTime64(ts, 3, 'UTC')) AS sort_ts, toString(version) AS version
-     FROM (
-       SELECT thread_id, msg_id, agent, role, is_high, ts, saved_at, user_id, is_saved, deleted, version FROM ${conversations}
-       WHERE namespace = {ns:String} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)}
-       ORDER BY version DESC
-       LIMIT 1 BY thread_id, agent, msg_id
-     )
-     WHERE user_id = {user:String} AND is_saved AND deleted = 0
-     LIMIT 1 BY thread_id, msg_id`;
-}
-
-/**
- * The content of transcript rows at the versions named (`savedHitRowsStatement`'s answer); the
- * service matches each to its (thread, agent, message, version).
- * Parameters: ns, threads, ids, versions (as text).
- */
-export function savedHitTextsStatement(conversations: string): string {
-  return `SELECT thread_id, agent, msg_id, toString(version) AS version, content FROM ${conversations}
-     WHERE namespace = {ns:String} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)} AND toString(version) IN {versions:Array(String)}
-     LIMIT 1 BY thread_id, agent, msg_id, version`;
-}
