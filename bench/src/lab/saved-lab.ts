@@ -7,7 +7,7 @@
  *   node dist/bench/src/lab/saved-lab.js measure <dir> [queries]
  *
  * `measure` times, in turn on the same data and process: this build ranking in memory (the
- * default budget), the same without held hit texts, and, with LAB_MAIN_DIST=<another build's
+ * default budget), and, with LAB_MAIN_DIST=<another build's
  * dist>, that build's service; it checks first that the in-memory answers equal those of this
  * build with a budget of nothing (both legs in the engine, ADR 0024's statements). Each mode after
  * 10 warm-up queries; wall p50/p95 and process CPU p50 (chDB's threads included), the time per
@@ -156,10 +156,9 @@ async function measure(dir: string, count: number): Promise<void> {
 
   const variants: Array<[string, Searcher]> = [
     ['memory', new SavedSearchService(storage, embedder, settings)],
-    ['memory, no held texts', new SavedSearchService(storage, embedder, settings, { maxTextChars: 0 })],
   ];
   // Both legs in the engine (ADR 0024's warm path): for the equality check only.
-  const engine = new SavedSearchService(storage, embedder, settings, { maxVectors: 0, maxPostings: 0, maxTextChars: 0 });
+  const engine = new SavedSearchService(storage, embedder, settings, { maxVectors: 0, maxPostings: 0 });
   const mainDist = process.env['LAB_MAIN_DIST'];
   if (mainDist) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- another build's module, named at run time

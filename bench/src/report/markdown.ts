@@ -186,7 +186,7 @@ function savedSection(r: SavedPartResult, meta: RunMeta): string {
   out.push(
     `${r.savedByUser.toLocaleString('en-US')} messages saved by one user (${r.savedInNamespace.toLocaleString('en-US')} in the namespace with other users' saves): ${r.throughApi.ok} through \`conversation.save_message\` ` +
       `(${f(r.throughApi.throughput)} saves/s at concurrency 16, ${r.throughApi.failed} failed), ${r.seeded.inserted.toLocaleString('en-US')} written by the raw-engine child in the rows the save path writes, then Loom restarted on the directory (merges ${r.settle.merged ? 'settled' : 'still running'} after ${Math.round(r.settle.ms / 1000)} s). Hashed embedder, embedded topology. Each query once, one at a time after 20 warm-up queries, \`limit: 10\`; ` +
-      'both legs rank inside the engine over the user\'s ranges of `saved_docs` and `saved_terms`, with the live set and statistics kept between searches (ADR 0016, ADR 0024).',
+      'the user\'s live set, statistics, vectors and the postings of terms already asked are kept between searches and both legs rank in the gateway (ADR 0024, ADR 0037); each query is new, so most of its terms cost one postings statement.',
   );
   out.push('');
   const rows = (Object.keys(r.modes) as Array<keyof SavedPartResult['modes']>).map((mode) => {

@@ -7,7 +7,7 @@ import { SavedSearchService } from './saved/saved-search.service';
 
 /**
  * ADR 0037: saved search ranks a kept corpus in memory. A service with the default budget ranks
- * both legs over the held vectors and postings and holds its hits' texts; one with a budget of
+ * both legs over the held vectors and postings; one with a budget of
  * nothing ranks them in the engine (the statements of ADR 0024) and reads every text. Both read
  * the same rows, so they must answer the same.
  */
@@ -27,7 +27,7 @@ describe('Saved search ranked in memory (ADR 0037)', () => {
     const embedder = new EmbeddingClient(requests, 10_000);
     memory = new SavedSearchService(storage, embedder, plane.settings);
     // Nothing held: both legs in the engine, and every hit's text read.
-    engine = new SavedSearchService(storage, embedder, plane.settings, { maxVectors: 0, maxPostings: 0, maxTextChars: 0 });
+    engine = new SavedSearchService(storage, embedder, plane.settings, { maxVectors: 0, maxPostings: 0 });
   });
   afterAll(async () => {
     await loom.close();
@@ -88,6 +88,8 @@ describe('Saved search ranked in memory (ADR 0037)', () => {
     await compareAll();
     await compareAll({ lexical_weight: 0.9, limit: 3 });
 
+    // A user's first search ranked its vector leg in the engine while the vectors loaded (ADR 0037 amendment).
+    await memory.settled();
     // Warm: the signature and the hits' rows only; the engine service still runs both legs.
     const statements = jest.spyOn(storage(), 'query');
     const legs = () => statements.mock.calls.filter(([sql]) => /cosineDistance|sum\(idf/.test(sql)).length;
@@ -101,6 +103,28 @@ describe('Saved search ranked in memory (ADR 0037)', () => {
     }
   });
 
+  it('SAVE-SEARCH-04, SAVE-SEARCH-05 [ADR 0037]: a user\'s first search does not wait for every vector: it ranks its vector leg in the engine while they load, and answers as the engine does', async () => {
+    await seed('u1', 12);
+    // Hold the full read of the vectors until the first search has answered.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const query = storage().query.bind(storage());
+    const held = jest.spyOn(storage(), 'query').mockImplementation((async (sql: string, params?: Record<string, unknown>) => {
+      if (sql.includes('AS row_version')) await gate;
+      return query(sql, params as never);
+    }) as never);
+    try {
+      for (const search_mode of ['hybrid', 'semantic']) expectSame(await ask(memory, 'ledger invoice', { search_mode }), await ask(engine, 'ledger invoice', { search_mode }), `cold ${search_mode}`);
+      // Two searches of each service ranked their vector leg in the engine.
+      expect(held.mock.calls.filter(([sql]) => /cosineDistance/.test(sql)).length).toBeGreaterThanOrEqual(4);
+    } finally {
+      release();
+      await memory.settled();
+      held.mockRestore();
+    }
+    expectSame(await ask(memory, 'ledger invoice'), await ask(engine, 'ledger invoice'), 'loaded');
+  });
+
   it('SAVE-SEARCH-11, SAVE-SEARCH-02: the next search reflects a save, an unsave, a tombstone and a re-save with other text, as the engine statements do', async () => {
     await seed('u1', 12);
     const ids = async (query: string, search_mode: string) => {
@@ -110,6 +134,7 @@ describe('Saved search ranked in memory (ADR 0037)', () => {
     };
     for (const mode of ['hybrid', 'lexical', 'semantic']) await ids('pelican harbour', mode);
 
+    await memory.settled();
     await saveNew('u1', 'c9', 'new', 'pelican harbour ledger');
     for (const mode of ['hybrid', 'lexical', 'semantic']) expect(await ids('pelican harbour', mode)).toContain('new');
 
@@ -140,17 +165,23 @@ describe('Saved search ranked in memory (ADR 0037)', () => {
     await seed('u2', 15, 'o');
     const ledger = queryTerms('ledger');
     const cache = new SavedCorpusCache(storage(), { maxVectors: 30, maxPostings: 1_000 });
-    await cache.refresh({ ns, user: 'u1' }, ledger);
+    // A first read loads its vectors in the background (they may be in by the time it returns).
+    const first = await cache.refresh({ ns, user: 'u1' }, ledger);
+    await cache.settled();
+    expect(first.vectors?.size).toBe(20);
     expect(cache.held()).toMatchObject({ corpora: 1, vectors: 20 });
     await cache.refresh({ ns, user: 'u2' }, ledger);
+    await cache.settled();
     expect(cache.cached({ ns, user: 'u1' })).toBeUndefined();
     expect(cache.held()).toMatchObject({ corpora: 1, vectors: 15 });
     // Both fit when narrowed to one conversation each (7 and 5 messages).
     await cache.refresh({ ns, user: 'u1', conv: 'c0' }, ledger);
+    await cache.settled();
     expect(cache.held().corpora).toBe(2);
     expect(cache.held().vectors).toBeLessThanOrEqual(30);
     const tiny = new SavedCorpusCache(storage(), { maxVectors: 5, maxPostings: 1 });
     const corpus = await tiny.refresh({ ns, user: 'u1' }, ledger);
+    await tiny.settled();
     expect(corpus.vectors).toBeUndefined();
     expect(corpus.postings).toBeUndefined();
     expect(corpus.df.get(ledger[0]!)).toBeGreaterThan(1);

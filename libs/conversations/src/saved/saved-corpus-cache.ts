@@ -69,6 +69,8 @@ export class SavedCorpusCache {
   private readonly budget: SavedCorpusBudget;
   private heldVectors = 0;
   private heldPostings = 0;
+  /** Background loads of vectors still running. */
+  private readonly loads = new Set<Promise<void>>();
 
   constructor(
     private readonly storage: Storage,
@@ -120,7 +122,12 @@ export class SavedCorpusCache {
     const key = entryKey(scope);
     const previous = this.entries.get(key);
     // Over the budget on its own: the vector leg of this corpus stays in the engine.
-    const vectors = live.size <= this.budget.maxVectors ? await this.readVectors(scope, live, previous?.vectors) : undefined;
+    const fits = live.size <= this.budget.maxVectors;
+    // With the previous corpus's vectors only the versions written since are read (a few rows), so
+    // this search waits for them. With none (this user's first search in this process, or a load
+    // still running), reading every vector takes seconds at 10,000 messages: this search ranks its
+    // vector leg in the engine, as before ADR 0037, and the vectors load in the background.
+    const vectors = fits && previous?.vectors ? await this.readVectors(scope, live, previous.vectors) : undefined;
     const corpus: SavedCorpus = {
       live,
       docs,
@@ -133,8 +140,34 @@ export class SavedCorpusCache {
       heldPostings: 0,
     };
     this.admit(key, corpus);
+    if (fits && !vectors) this.loadVectors(scope, key, corpus);
     await this.countFrequencies(scope, corpus, terms);
     return corpus;
+  }
+
+  /** Resolves when every background load of vectors started so far has ended (tests, and a clean shutdown). */
+  async settled(): Promise<void> {
+    while (this.loads.size > 0) await Promise.all([...this.loads]);
+  }
+
+  /**
+   * Reads every vector of `corpus` off the request path and holds them when it is still the kept
+   * corpus of `key` (a newer one loads its own). A failure leaves its vector leg in the engine
+   * until the next refresh tries again.
+   */
+  private loadVectors(scope: SavedScope, key: string, corpus: SavedCorpus): void {
+    const load = this.readVectors(scope, corpus.live, undefined)
+      .then((vectors) => {
+        if (this.entries.get(key) !== corpus || corpus.vectors) return;
+        const count = countVectors(vectors);
+        this.makeRoom(key, count, corpus.heldPostings);
+        corpus.vectors = vectors;
+        corpus.heldVectors = count;
+        this.heldVectors += count;
+      })
+      .catch(() => undefined)
+      .finally(() => this.loads.delete(load));
+    this.loads.add(load);
   }
 
   /** Counts the document frequencies of the terms `corpus` has not counted yet, over its live messages, and keeps their live postings while they fit. */

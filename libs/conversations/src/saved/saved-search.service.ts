@@ -66,6 +66,11 @@ export class SavedSearchService {
     this.cache = new SavedCorpusCache(storage, budget);
   }
 
+  /** Resolves when the kept corpora's background loads of vectors have ended (a user's first search loads them off the request path). */
+  settled(): Promise<void> {
+    return this.cache.settled();
+  }
+
   async search(namespace: string, userId: string, input: SearchSavedMessagesRequest): Promise<SearchSavedMessagesResponse> {
     const requested: SavedSearchMode = input.search_mode ?? 'hybrid';
     const limit = input.limit ?? DEFAULT_LIMIT;
