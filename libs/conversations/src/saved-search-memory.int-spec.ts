@@ -125,6 +125,19 @@ describe('Saved search ranked in memory (ADR 0037)', () => {
     expectSame(await ask(memory, 'ledger invoice'), await ask(engine, 'ledger invoice'), 'loaded');
   });
 
+  it('SAVE-SEARCH-04 [ADR 0037]: concurrent first searches of one user read its vectors once', async () => {
+    await seed('u1', 12);
+    const reads = jest.spyOn(storage(), 'query');
+    try {
+      const answers = await Promise.all(['ledger', 'invoice', 'kestrel', 'quota'].map((q) => ask(memory, q)));
+      await memory.settled();
+      expect(answers.every((a) => a.hits.length > 0)).toBe(true);
+      expect(reads.mock.calls.filter(([sql]) => sql.includes('AS row_version')).length).toBe(1);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
   it('SAVE-SEARCH-11, SAVE-SEARCH-02: the next search reflects a save, an unsave, a tombstone and a re-save with other text, as the engine statements do', async () => {
     await seed('u1', 12);
     const ids = async (query: string, search_mode: string) => {

@@ -69,8 +69,8 @@ export class SavedCorpusCache {
   private readonly budget: SavedCorpusBudget;
   private heldVectors = 0;
   private heldPostings = 0;
-  /** Background loads of vectors still running. */
-  private readonly loads = new Set<Promise<void>>();
+  /** Background loads of vectors still running, by corpus key. */
+  private readonly loads = new Map<string, Promise<void>>();
 
   constructor(
     private readonly storage: Storage,
@@ -140,34 +140,48 @@ export class SavedCorpusCache {
       heldPostings: 0,
     };
     this.admit(key, corpus);
-    if (fits && !vectors) this.loadVectors(scope, key, corpus);
+    if (fits && !vectors) this.loadVectors(scope, key);
     await this.countFrequencies(scope, corpus, terms);
     return corpus;
   }
 
   /** Resolves when every background load of vectors started so far has ended (tests, and a clean shutdown). */
   async settled(): Promise<void> {
-    while (this.loads.size > 0) await Promise.all([...this.loads]);
+    while (this.loads.size > 0) await Promise.all([...this.loads.values()]);
   }
 
   /**
-   * Reads every vector of `corpus` off the request path and holds them when it is still the kept
-   * corpus of `key` (a newer one loads its own). A failure leaves its vector leg in the engine
-   * until the next refresh tries again.
+   * Reads every vector of the kept corpus of `key` off the request path, at most one read per
+   * key at a time (concurrent first searches of one user start one), and holds them in whatever
+   * corpus is kept for `key` when it ends: versions written meanwhile are read then (a few rows).
+   * A failure leaves the vector leg in the engine until the next refresh tries again.
    */
-  private loadVectors(scope: SavedScope, key: string, corpus: SavedCorpus): void {
-    const load = this.readVectors(scope, corpus.live, undefined)
-      .then((vectors) => {
-        if (this.entries.get(key) !== corpus || corpus.vectors) return;
-        const count = countVectors(vectors);
+  private loadVectors(scope: SavedScope, key: string): void {
+    if (this.loads.has(key)) return;
+    const load = (async () => {
+      const start = this.entries.get(key);
+      if (!start) return;
+      let vectors = await this.readVectors(scope, start.live, undefined);
+      for (;;) {
+        const corpus = this.entries.get(key);
+        if (!corpus || corpus.vectors || corpus.live.size > this.budget.maxVectors) return;
+        // Those of its live versions the read lacks (written since it started); none read when none.
+        const current = await this.readVectors(scope, corpus.live, vectors);
+        if (this.entries.get(key) !== corpus || corpus.vectors) {
+          vectors = current;
+          continue;
+        }
+        const count = countVectors(current);
         this.makeRoom(key, count, corpus.heldPostings);
-        corpus.vectors = vectors;
+        corpus.vectors = current;
         corpus.heldVectors = count;
         this.heldVectors += count;
-      })
+        return;
+      }
+    })()
       .catch(() => undefined)
-      .finally(() => this.loads.delete(load));
-    this.loads.add(load);
+      .finally(() => this.loads.delete(key));
+    this.loads.set(key, load);
   }
 
   /** Counts the document frequencies of the terms `corpus` has not counted yet, over its live messages, and keeps their live postings while they fit. */
