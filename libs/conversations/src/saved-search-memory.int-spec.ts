@@ -192,6 +192,18 @@ describe('Saved search ranked in memory (ADR 0037)', () => {
     await cache.settled();
     expect(cache.held().corpora).toBe(2);
     expect(cache.held().vectors).toBeLessThanOrEqual(30);
+    // Read in pages of 3 rows (the default is 1,000): every vector arrives, one statement per page.
+    const pages = jest.spyOn(storage(), 'query');
+    try {
+      const paged = new SavedCorpusCache(storage(), {}, 3);
+      const read = await paged.refresh({ ns, user: 'u1' }, []);
+      await paged.settled();
+      expect(read.vectors?.size).toBe(20);
+      expect([...read.vectors!.values()].every((v) => v.vector !== undefined && read.live.get(v.key) === v.version)).toBe(true);
+      expect(pages.mock.calls.filter(([sql]) => sql.includes('AS row_version')).length).toBeGreaterThanOrEqual(7);
+    } finally {
+      pages.mockRestore();
+    }
     const tiny = new SavedCorpusCache(storage(), { maxVectors: 5, maxPostings: 1 });
     const corpus = await tiny.refresh({ ns, user: 'u1' }, ledger);
     await tiny.settled();

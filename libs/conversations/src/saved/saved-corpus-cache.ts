@@ -45,6 +45,9 @@ export interface SavedCorpusBudget {
 
 export const DEFAULT_SAVED_CORPUS_BUDGET: SavedCorpusBudget = { maxVectors: 100_000, maxPostings: 2_000_000 };
 
+/** Rows of `saved_docs` one statement of a vector read returns (about 250 ms of JSON at 384 dimensions). */
+export const VECTOR_PAGE = 1_000;
+
 /** How many corpora are kept at most, whatever they hold. */
 const MAX_ENTRIES = 64;
 
@@ -75,6 +78,8 @@ export class SavedCorpusCache {
   constructor(
     private readonly storage: Storage,
     budget: Partial<SavedCorpusBudget> = {},
+    /** Rows per statement of a vector read (tests make it small). */
+    private readonly vectorPage = VECTOR_PAGE,
   ) {
     this.budget = { ...DEFAULT_SAVED_CORPUS_BUDGET, ...budget };
   }
@@ -230,15 +235,23 @@ export class SavedCorpusCache {
       else if (from === undefined || BigInt(version) < from) from = BigInt(version);
     }
     if (from === undefined) return vectors;
-    const rows = await this.storage.query<{ thread_id: string; msg_id: string; row_version: string; model: string; embedding: number[] }>(
-      savedVectorsStatement(this.storage.tables.savedDocs, scope.conv !== undefined),
-      { ...scope, from: from.toString() },
-    );
-    for (const r of rows) {
-      const key = keyOf(r);
-      if (live.get(key) !== r.row_version || vectors.has(key)) continue;
-      const vector = r.embedding.length > 0 ? Float32Array.from(r.embedding) : undefined;
-      vectors.set(key, { key, thread_id: r.thread_id, msg_id: r.msg_id, version: r.row_version, model: r.model, vector, norm: vector ? normOf(vector) : 0 });
+    // In pages, so the other searches of this process run between them (see the statement).
+    let after = { thread: '', msg: '' };
+    for (;;) {
+      const rows = await this.storage.query<{ thread_id: string; msg_id: string; row_version: string; model: string; embedding: number[] }>(
+        savedVectorsStatement(this.storage.tables.savedDocs, scope.conv !== undefined),
+        { ...scope, from: from.toString(), after_thread: after.thread, after_msg: after.msg, page: this.vectorPage },
+      );
+      for (const r of rows) {
+        const key = keyOf(r);
+        if (live.get(key) !== r.row_version || vectors.has(key)) continue;
+        const vector = r.embedding.length > 0 ? Float32Array.from(r.embedding) : undefined;
+        vectors.set(key, { key, thread_id: r.thread_id, msg_id: r.msg_id, version: r.row_version, model: r.model, vector, norm: vector ? normOf(vector) : 0 });
+      }
+      const last = rows[rows.length - 1];
+      // A short page is the last; a page of one message's versions alone cannot move the cursor.
+      if (!last || rows.length < this.vectorPage || (last.thread_id === after.thread && last.msg_id === after.msg)) break;
+      after = { thread: last.thread_id, msg: last.msg_id };
     }
     // A live version with no row read has no vector (the vector leg's statement would not find it either).
     return vectors;
