@@ -9,10 +9,11 @@
 import { execSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { formatMicros, runMigrations, Storage } from '@loom/clickhouse';
-import { bm25ScoringStatement, Bm25Statistics, queryTerms, lexicalColumns, EmbeddingClient, SearchService, type LiveSettingsService } from '@loom/conversations';
+import { bm25ScoringStatement, Bm25Statistics, queryTerms, lexicalColumns, SearchService } from '@loom/conversations';
 import { type SearchTurnsRequest } from '@loom/contracts';
 import { HashedEmbeddingProvider } from '@loom/providers';
 import { settleMerges } from '../parts/search';
+import { inProcessSearchDeps } from './in-process-search';
 import { lexicalVariants } from './lexical-variants';
 import { startEmbeddedLoom } from '../topology/loom';
 import { drive } from '../workload/driver';
@@ -63,17 +64,7 @@ async function measure(dir: string, count: number): Promise<void> {
   const started = Date.now();
   await runMigrations(storage);
   console.log(`migrations: ${Date.now() - started} ms`);
-  const provider = new HashedEmbeddingProvider();
-  const requests = {
-    request: async (_subject: string, body: { texts: string[] }) => {
-      const vectors = await provider.embed(body.texts);
-      return { model: provider.model, dims: vectors[0]!.length, vectors };
-    },
-  };
-  const embedder = new EmbeddingClient(requests as never, 5_000);
-  const settings = {
-    all: async () => ({ conversation_search_default_mode: 'hybrid', conversation_search_excerpt_chars: 240, conversation_search_min_similarity: 0.3 }),
-  } as unknown as LiveSettingsService;
+  const { embedder, settings } = inProcessSearchDeps();
   // Each statement's time by kind, to see where a search spends it.
   const spent = new Map<string, number[]>();
   const kindOf = (sql: string): string =>

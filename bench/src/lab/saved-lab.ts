@@ -17,10 +17,10 @@
 import { execSync } from 'node:child_process';
 import { join } from 'node:path';
 import { runMigrations, Storage } from '@loom/clickhouse';
-import { EmbeddingClient, SavedCorpusCache, SavedSearchService, type LiveSettingsService } from '@loom/conversations';
+import { SavedCorpusCache, SavedSearchService } from '@loom/conversations';
 import type { SearchSavedMessagesRequest, SearchSavedMessagesResponse } from '@loom/contracts';
-import { HashedEmbeddingProvider } from '@loom/providers';
 import { settleMerges } from '../parts/search';
+import { inProcessSearchDeps } from './in-process-search';
 import { runRawJob } from '../raw/runner';
 import type { SeedSavedResult } from '../raw/tasks';
 import { startEmbeddedLoom } from '../topology/loom';
@@ -94,17 +94,7 @@ interface Searcher {
 async function measure(dir: string, count: number): Promise<void> {
   const storage = Storage.open({ database: DATABASE, dataDir: dir });
   await runMigrations(storage);
-  const provider = new HashedEmbeddingProvider();
-  const requests = {
-    request: async (_subject: string, body: { texts: string[] }) => {
-      const vectors = await provider.embed(body.texts);
-      return { model: provider.model, dims: vectors[0]!.length, vectors };
-    },
-  };
-  const embedder = new EmbeddingClient(requests as never, 5_000);
-  const settings = {
-    all: async () => ({ conversation_search_default_mode: 'hybrid', conversation_search_excerpt_chars: 240, conversation_search_min_similarity: 0.3 }),
-  } as unknown as LiveSettingsService;
+  const { embedder, settings } = inProcessSearchDeps();
   const spent = new Map<string, number[]>();
   const kindOf = (sql: string): string =>
     /max\(version\)/.test(sql)
