@@ -1,15 +1,12 @@
 import { indexTerm, queryTerms, tokenMatches } from '../lexical/tokenizer';
+import { B, bm25Idf, K1 } from './saved-ranking';
 
 /**
- * BM25 in this process over a corpus given in full, computed per query (memory search uses it;
- * saved-message and conversation search rank in the engine, see saved-statements.ts and
- * bm25-statement.ts). Scores depend only on the corpus given. Terms come from the tokenizer
+ * BM25 in this process over a corpus given in full, computed per query, with the constants and
+ * idf of saved search's kept-corpus ranking (saved-ranking.ts). Scores depend only on the corpus given. Terms come from the tokenizer
  * the engine-side indexes are written with, so all find an identifier the same way. The
  * excerpt and fusion helpers below are shared by every search.
  */
-
-const K1 = 1.2;
-const B = 0.75;
 
 export interface Bm25Doc {
   key: string;
@@ -44,7 +41,7 @@ export function bm25(docs: readonly Bm25Doc[], query: string): Bm25Hit[] {
   const idf = new Map(
     terms.map((term) => {
       const withTerm = indexed.filter((d) => d.counts.has(term)).length;
-      return [term, Math.log(1 + (indexed.length - withTerm + 0.5) / (withTerm + 0.5))];
+      return [term, bm25Idf(indexed.length, withTerm)];
     }),
   );
   const hits: Bm25Hit[] = [];
