@@ -9,7 +9,7 @@
 import { execSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { formatMicros, runMigrations, Storage } from '@loom/clickhouse';
-import { bm25ScoringStatement, Bm25Statistics, queryTerms, lexicalColumns, SearchService } from '@loom/conversations';
+import { bm25ScoringStatement, Bm25Statistics, KeptVectors, queryTerms, lexicalColumns, SearchService } from '@loom/conversations';
 import { type SearchTurnsRequest } from '@loom/contracts';
 import { HashedEmbeddingProvider } from '@loom/providers';
 import { settleMerges } from '../parts/search';
@@ -68,7 +68,7 @@ async function measure(dir: string, count: number): Promise<void> {
   // Each statement's time by kind, to see where a search spends it.
   const spent = new Map<string, number[]>();
   const kindOf = (sql: string): string =>
-    /lagInFrame|argMax\(substringUTF8/i.test(sql) ? 'neighbours' : /'turn' AS source|content AS text/.test(sql) ? 'texts' : /max\(version\)/.test(sql) ? 'signature' : /conversation_terms/.test(sql) && /score/.test(sql) ? 'bm25' : /conversation_terms/.test(sql) ? 'stats' : /embedding/.test(sql) ? 'vector' : 'other';
+    /'count' AS kind/.test(sql) ? 'catch-up' : /kept_threads/.test(sql) ? 'exact' : /lagInFrame|argMax\(substringUTF8/i.test(sql) ? 'neighbours' : /'turn' AS source|content AS text/.test(sql) ? 'texts' : /max\(version\)/.test(sql) ? 'signature' : /conversation_terms/.test(sql) && /score/.test(sql) ? 'bm25' : /conversation_terms/.test(sql) ? 'stats' : /embedding/.test(sql) ? 'vector' : 'other';
   const query = storage.query.bind(storage);
   // LAB_BM25_SETTINGS (e.g. "max_threads = 1"): per-query settings on the BM25 statement, to try them.
   const bm25Settings = process.env['LAB_BM25_SETTINGS'];
@@ -83,10 +83,18 @@ async function measure(dir: string, count: number): Promise<void> {
   };
   // LAB_VECTOR_DEPTH: how deep hybrid's vector leg ranks (default: the service's own).
   const vectorDepth = process.env['LAB_VECTOR_DEPTH'] ? Number(process.env['LAB_VECTOR_DEPTH']) : undefined;
-  const service = new SearchService(storage, embedder, settings, { statsMaxAgeMs: 60_000, retentionDays: 0, ...(vectorDepth ? { vectorDepth: () => vectorDepth } : {}) });
+  // LAB_KEPT=0: stage 1 of the vector leg in the engine, as before ADR 0038.
+  const kept = process.env['LAB_KEPT'] === '0' ? undefined : new KeptVectors(storage);
+  const service = new SearchService(storage, embedder, settings, { statsMaxAgeMs: 60_000, retentionDays: 0, ...(vectorDepth ? { vectorDepth: () => vectorDepth } : {}), ...(kept ? { keptVectors: kept } : {}) });
   const gen = new TurnGenerator(4242);
   const queries = Array.from({ length: count }, (_, i) => gen.query(i % TurnGenerator.topicCount));
   const scope = { all: false as const, namespaces: [NAMESPACE] };
+  if (kept) {
+    const t = performance.now();
+    await service.search(scope, AGENT, { query: queries[0]!, search_mode: 'vector', limit: 10 } as SearchTurnsRequest);
+    await kept.settled();
+    console.log(`kept vectors read in ${Math.round(performance.now() - t)} ms: ${JSON.stringify(kept.held())}, heap ${Math.round(process.memoryUsage().heapUsed / 1e6)} MB, rss ${Math.round(process.memoryUsage().rss / 1e6)} MB`);
+  }
   const run = async (mode: string, extra: Partial<SearchTurnsRequest> = {}, n = count): Promise<void> => {
     for (let i = 0; i < 10; i += 1) await service.search(scope, AGENT, { query: queries[i]!, search_mode: mode, limit: 10, ...extra } as SearchTurnsRequest);
     spent.clear();
@@ -145,7 +153,7 @@ async function loadDirect(dir: string, turns: number): Promise<void> {
     drawn.forEach((d, i) => {
       const seq = start + i;
       const ts = formatMicros(base + seq * 1000);
-      const common = { namespace: NAMESPACE, thread_id: `s-t${d.t}`, msg_id: `s-${seq}`, agent: 'default', role: d.role, run_id: '', user_id: '', ts, created_at: ts.slice(0, 23), version: seq + 1 };
+      const common = { namespace: NAMESPACE, thread_id: `s-t${d.t}`, msg_id: `s-${seq}`, agent: 'default', role: d.role, run_id: '', user_id: '', ts, created_at: ts.slice(0, 23), version: base + seq * 1000 };
       transcripts.push({ ...common, content: d.turn.content, reasoning: '', metadata: '{}', tokens: null, is_high: false });
       embeddings.push({ ...common, text: d.turn.content.slice(0, 2048), model: provider.model, embedding: vectors[i], embed_error: '', ...lexicalColumns(d.turn.content) });
     });

@@ -378,6 +378,14 @@ function searchSection(s: SearchPartResult, meta: RunMeta): string {
       'Each size is measured at rest: after the load, the bench waits until Loom\'s `/metrics` shows no background merge running (`loom_storage_merges_running`), then flushes the file system (`sync`). ' +
         settled.map((z) => `At ${z.turns.toLocaleString('en-US')} turns that took ${f(z.settle!.ms / 1000, 0)} s${z.settle!.merged ? '' : ' (gave up; merges still running)'} and left ${z.settle!.activeParts} active parts.`).join(' '),
     );
+    const kept = s.sizes.filter((z) => z.kept);
+    if (kept.length > 0) {
+      out.push('');
+      out.push(
+        'Then one search starts the read of the namespace\'s Int8 vectors into Loom\'s memory (ADR 0038: stage 1 of a namespace-wide vector leg ranks them in the process, stage 2 reads the candidates\' rows from the engine), and the bench waits until `loom_search_kept_loading` is 0. ' +
+          kept.map((z) => `At ${z.turns.toLocaleString('en-US')} turns: ${z.kept!.rows.toLocaleString('en-US')} rows kept after ${f(z.kept!.ms / 1000, 0)} s.`).join(' '),
+      );
+    }
   }
   out.push('');
   out.push(

@@ -19,6 +19,7 @@ import { SavedSearchService } from './saved/saved-search.service';
 import { ReembedService } from './reembed/reembed.service';
 import { TurnsRepository } from './read/turns.repository';
 import { RecordingService } from './recording/recording.service';
+import { KeptVectors } from './search/kept-vectors';
 import { DEFAULT_STATS_MAX_AGE_MS, SearchService } from './search/search.service';
 import { LiveSettingsService } from './settings/live-settings.service';
 import { ThreadMetaRepository } from './threads/thread-meta.repository';
@@ -44,6 +45,8 @@ export interface ConversationPlaneOptions {
   logger?: Logger;
   /** LOOM_RETENTION_CONVERSATIONS_DAYS (0 or absent: keep forever): lexical search skips expired turns. */
   retentionDays?: number;
+  /** LOOM_SEARCH_KEPT_VECTORS: rows of Int8 vectors search keeps in memory (ADR 0038); absent: the default, 0: none. */
+  keptVectors?: number;
 }
 
 /** The conversation plane's services, wired once per process. */
@@ -54,6 +57,8 @@ export interface ConversationPlane {
   read: ReadService;
   threads: ThreadsService;
   search: SearchService;
+  /** The namespaces' Int8 vectors search keeps in memory (ADR 0038). */
+  keptVectors: KeptVectors;
   reembed: ReembedService;
   /** Turns stored while the thread leases could not be taken, indexed once they can (ADR 0026). */
   unindexed: UnindexedTurns;
@@ -79,6 +84,7 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
   const turns = new TurnsRepository(storage);
   const meta = new ThreadMetaRepository(storage);
   const threadLeases = new ThreadLeases(options.leases);
+  const keptVectors = new KeptVectors(storage, { logger: options.logger, ...(options.keptVectors === undefined ? {} : { maxRows: options.keptVectors }) });
   return {
     recording,
     settings,
@@ -94,7 +100,12 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
     ),
     read: new ReadService(turns, meta, settings),
     threads: new ThreadsService(meta, turns, recording, threadLeases),
-    search: new SearchService(storage, embedder, settings, { statsMaxAgeMs: DEFAULT_STATS_MAX_AGE_MS, retentionDays: options.retentionDays ?? 0 }),
+    search: new SearchService(storage, embedder, settings, {
+      statsMaxAgeMs: DEFAULT_STATS_MAX_AGE_MS,
+      retentionDays: options.retentionDays ?? 0,
+      keptVectors,
+    }),
+    keptVectors,
     reembed: new ReembedService(storage, embedder, options.fence),
     unindexed: new UnindexedTurns(storage, embedder, threadLeases),
     deletion: new ThreadDeleteService(storage, meta, threadLeases, options.fence),

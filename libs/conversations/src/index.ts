@@ -17,6 +17,7 @@ export * from './read/read.service';
 export * from './read/turns.repository';
 export * from './search/search.service';
 export * from './search/vector-ranking';
+export * from './search/kept-vectors';
 export * from './lexical/lexical-backfill';
 export * from './reembed/reembed.service';
 export * from './threads/threads.service';

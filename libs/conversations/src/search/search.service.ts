@@ -13,7 +13,8 @@ import type { LiveSettingsService } from '../settings/live-settings.service';
 import { firstChars } from '../text';
 import { neighbourExcerptStatement, neighbourStatement } from './neighbour-statement';
 import { convexFusion, fusionDepth, HYBRID_VECTOR_FLOOR, hybridVectorDepth, NEIGHBOUR_SOURCES, withNeighbours } from './score-fusion';
-import { candidatesFor, exactCandidatesStatement, latestLive, needsMoreCandidates, quantize, rankExact, vectorCandidatesStatement, type CandidateRow } from './vector-ranking';
+import type { KeptRanker, KeptVectors } from './kept-vectors';
+import { candidatesFor, exactCandidatesStatement, keptCandidatesStatement, latestLive, needsMoreCandidates, quantize, rankExact, vectorCandidatesStatement, type CandidateRow, type HandOverFilters } from './vector-ranking';
 
 /** A hit as read: a vector candidate, or a substring match (which has no score). */
 type HitRow = Omit<CandidateRow, 'deleted' | 'version' | 'score'> & { score?: number };
@@ -29,6 +30,8 @@ export interface LexicalSearchOptions {
   retentionDays: number;
   /** How deep hybrid's vector leg ranks for a limit (default `hybridVectorDepth`); the lab tries others. */
   vectorDepth?: (limit: number) => number;
+  /** Namespaces' Int8 vectors kept in this process (ADR 0038): stage 1 of a namespace-wide vector leg ranks them here. */
+  keptVectors?: KeptVectors;
 }
 
 /** Which namespaces a search covers: a list, or every namespace (an every-namespace token). */
@@ -70,6 +73,7 @@ export class SearchService {
   private readonly statistics: Bm25Statistics;
   private readonly retentionDays: number;
   private readonly vectorDepth: (limit: number) => number;
+  private readonly kept: KeptVectors | undefined;
 
   constructor(
     private readonly storage: Storage,
@@ -79,6 +83,7 @@ export class SearchService {
   ) {
     this.retentionDays = lexical.retentionDays;
     this.vectorDepth = lexical.vectorDepth ?? hybridVectorDepth;
+    this.kept = lexical.keptVectors;
     this.statistics = new Bm25Statistics(storage, { maxAgeMs: lexical.statsMaxAgeMs, retentionDays: lexical.retentionDays });
   }
 
@@ -311,12 +316,49 @@ export class SearchService {
     // Rows whose embed failed have no vector and stay out; vectors of another model are never compared.
     conditions.push("embed_error = ''", 'model = {model:String}');
     params['model'] = options.model;
-    const statement = (exact ? exactCandidatesStatement : vectorCandidatesStatement)(this.storage.tables.conversationEmbeddings, conditions, handOver);
     const filters = { agent: agent === ALL_AGENTS ? undefined : agent, run_id: input.run_id, role: input.role };
+    // A namespace-wide search whose namespaces are kept ranks its first stage here (ADR 0038).
+    const ranker = exact || scope.all ? undefined : await this.kept?.ranker(scope.namespaces, options.model);
+    if (ranker) {
+      const { q16, ...exactParams } = params;
+      return this.keptSearch(ranker, q16 as number[], keptCandidatesStatement(this.storage.tables.conversationEmbeddings, conditions, handOver), exactParams, filters, options);
+    }
+    const statement = (exact ? exactCandidatesStatement : vectorCandidatesStatement)(this.storage.tables.conversationEmbeddings, conditions, handOver);
     for (let pool = candidatesFor(options.limit); ; pool *= 4) {
       const rows = await this.storage.query<CandidateRow>(statement, { ...params, candidates: pool });
       const live = latestLive(rows, filters);
       if (!needsMoreCandidates(pool, rows.length, live.length, options.limit)) return rankExact(live, options.floor, options.limit);
+    }
+  }
+
+  /**
+   * The two stages with the first ranked on kept vectors: the candidates' every version is read
+   * with exact scores (keptCandidatesStatement), then stage 2 as in the engine path, the pool
+   * growing while superseded versions crowd it.
+   */
+  private async keptSearch(
+    ranker: KeptRanker,
+    query: readonly number[],
+    statement: string,
+    params: Record<string, unknown>,
+    filters: HandOverFilters,
+    options: { floor: number; limit: number },
+  ): Promise<HitRow[]> {
+    for (let pool = candidatesFor(options.limit); ; pool *= 4) {
+      const candidates = ranker(query, filters, pool);
+      const wanted = new Set(candidates.map(hitKey));
+      const rows =
+        candidates.length === 0
+          ? []
+          : (
+              await this.storage.query<CandidateRow>(statement, {
+                ...params,
+                kept_threads: [...new Set(candidates.map((c) => c.thread_id))],
+                kept_ids: [...new Set(candidates.map((c) => c.msg_id))],
+              })
+            ).filter((row) => wanted.has(hitKey(row)));
+      const live = latestLive(rows, filters);
+      if (!needsMoreCandidates(pool, candidates.length, live.length, options.limit)) return rankExact(live, options.floor, options.limit);
     }
   }
 

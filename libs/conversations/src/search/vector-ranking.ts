@@ -78,6 +78,21 @@ export function exactCandidatesStatement(table: string, conditions: readonly str
 }
 
 /**
+ * Stage 2 for candidates ranked in this process (kept-vectors.ts, ADR 0038): every version of the
+ * candidate turns, with their exact scores, under the same filters as stage 1 in the engine.
+ * Reading every version, not only the ones ranked, is what lets a kept copy be behind on removals:
+ * a tombstone or hand-over written since the copy was read is here, and `latestLive` keeps it.
+ * Parameters: q, chars, kept_threads, kept_ids, plus those of the conditions. The IN lists
+ * cross (a candidate's msg_id in another candidate's thread): the caller keeps the candidates' keys.
+ */
+export function keptCandidatesStatement(table: string, conditions: readonly string[], handOverConditions: readonly string[] = []): string {
+  const where = [...candidateConditions(conditions, handOverConditions), 'thread_id IN {kept_threads:Array(String)}', 'msg_id IN {kept_ids:Array(String)}'];
+  return `SELECT ${CANDIDATE_COLUMNS}
+     FROM ${table}
+     WHERE ${where.join(' AND ')}`;
+}
+
+/**
  * How many live turns the quantised ranking hands to the exact one. Int8 rounding moves a
  * score by well under 0.01, so the true top `limit` sits far inside this many (measured: 1.000
  * of the exact top 10 at 100k turns with 40 candidates).

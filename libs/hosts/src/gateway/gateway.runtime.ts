@@ -109,7 +109,9 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
       storedKeys,
       metrics,
       retentionDays: config.retention.days,
+      keptVectors: config.search.keptVectors,
     });
+    metrics.reportKeptVectors(() => ({ rows: plane.keptVectors.held().rows, loading: plane.keptVectors.loading() }));
     if (config.compaction.runsIn === 'service') {
       // The summarizer's call, then the summary's embed: the compactor's answer waits for both.
       plane.compaction = new RemoteCompaction(requests, config.llm.timeoutMs + config.embedRequestTimeoutMs + 5_000);
@@ -206,6 +208,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
         await backfill.stop();
         await titler?.stop();
         await deferredEmbeds?.stop();
+        await plane.keptVectors.close();
         await memory.close();
         await erasure.close();
         await tracker.close();

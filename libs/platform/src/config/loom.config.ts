@@ -50,6 +50,8 @@ export interface LoomConfig {
   /** How long a gateway waits for the embedder before failing open. */
   embedRequestTimeoutMs: number;
   conversation: { searchMinSimilarity: number; searchExcerptChars: number };
+  /** Namespace-wide vector search (ADR 0038). */
+  search: { keptVectors: number };
   /** The model behind the titler (and later the summarizer and brief revisions). */
   llm: {
     provider: LlmProviderName;
@@ -149,6 +151,12 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
     default: 'builder',
     meaning: "builder | model-only: model-only is an operator's extraction policy: the deterministic builder never runs (an events-only save with no model is not revised) and no client summary is taken from the events",
   },
+  {
+    name: 'LOOM_SEARCH_KEPT_VECTORS',
+    default: '1000000',
+    meaning:
+      "embedding rows whose Int8 vectors the search process keeps in memory to rank a namespace-wide vector leg without scanning the engine (ADR 0038; about dimensions + 60 bytes each: 1,000,000 at 384 dimensions is about 450 MB); a namespace over it ranks in the engine; 0 keeps none",
+  },
   { name: 'LOOM_RETENTION_CONVERSATIONS_DAYS', default: '0', meaning: 'opt-in TTL: transcript rows older than this many days (message time) leave the disk; 0 keeps them forever. Embedding rows have no TTL' },
   { name: 'LOOM_TIERING_CONVERSATIONS_WARM_DAYS', default: '0', meaning: "opt-in: transcript rows older than this many days move to the storage policy's volume named 'warm' (a ClickHouse server set up for it); 0 never" },
   { name: 'LOOM_MCP_SESSION_RUN_IDLE_SECONDS', default: '1800', meaning: "an MCP session's implicit run is closed after this long without a call" },
@@ -228,6 +236,7 @@ export const AllConfigSections = [
   'embedder',
   'embedRequestTimeoutMs',
   'conversation',
+  'search',
   'llm',
   'retention',
   'mcp',
@@ -353,6 +362,9 @@ export function loadConfigSections<K extends ConfigSection>(
       metricsPort: int('LOOM_EMBEDDER_METRICS_PORT', 9464, 0, 65535),
     }),
     embedRequestTimeoutMs: () => int('LOOM_EMBED_REQUEST_TIMEOUT_MS', 15_000, 50, 600_000),
+    search: () => ({
+      keptVectors: int('LOOM_SEARCH_KEPT_VECTORS', 1_000_000, 0, 100_000_000),
+    }),
     conversation: () => ({
       searchMinSimilarity: num('LOOM_CONVERSATION_SEARCH_MIN_SIMILARITY', 0.3, 0, 1),
       searchExcerptChars: int('LOOM_CONVERSATION_SEARCH_EXCERPT_CHARS', 240, 0, 100_000),

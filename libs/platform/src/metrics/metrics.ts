@@ -34,6 +34,8 @@ export class LoomMetrics {
   readonly writeQuarantined: Counter<'table'>;
   readonly storageActiveParts: Gauge<'table'>;
   readonly storageMergesRunning: Gauge<string>;
+  readonly searchKeptVectors: Gauge<string>;
+  readonly searchKeptLoading: Gauge<string>;
   readonly titlerOutcomes: Counter<'outcome'>;
   readonly jobOutcomes: Counter<'kind' | 'outcome'>;
   readonly savedOutcomes: Counter<'op' | 'outcome'>;
@@ -41,6 +43,7 @@ export class LoomMetrics {
   readonly llmTokens: Counter<'purpose' | 'direction'>;
   readonly llmCost: Counter<'purpose' | 'model'>;
   private storageProbe: (() => Promise<StorageHealth>) | undefined;
+  private keptProbe: (() => { rows: number; loading: number }) | undefined;
   private embedderProbe: (() => EmbedderLoad) | undefined;
   private lastHealth: Promise<StorageHealth | undefined> | undefined;
 
@@ -200,6 +203,30 @@ export class LoomMetrics {
         if (health) this.set(health.mergesRunning);
       },
     });
+    const readKept = () => this.keptProbe?.();
+    this.searchKeptVectors = new Gauge({
+      name: 'loom_search_kept_vectors',
+      help: 'Embedding rows whose Int8 vectors search keeps in memory to rank namespace-wide vector legs (ADR 0038; LOOM_SEARCH_KEPT_VECTORS bounds it)',
+      registers: [this.registry],
+      collect() {
+        const kept = readKept();
+        if (kept) this.set(kept.rows);
+      },
+    });
+    this.searchKeptLoading = new Gauge({
+      name: 'loom_search_kept_loading',
+      help: "Namespaces whose vectors search is reading into memory now (their searches rank in the engine until it ends)",
+      registers: [this.registry],
+      collect() {
+        const kept = readKept();
+        if (kept) this.set(kept.loading);
+      },
+    });
+  }
+
+  /** Lets /metrics report the vectors search keeps in memory (the gateway wires its KeptVectors here). */
+  reportKeptVectors(probe: () => { rows: number; loading: number }): void {
+    this.keptProbe = probe;
   }
 
   /** Lets /metrics report the storage's parts and merges (the gateway wires its storage here). */

@@ -1,0 +1,218 @@
+import { ALL_AGENTS, type SearchTurnsRequest } from '@loom/contracts';
+import { HashedEmbeddingProvider } from '@loom/providers';
+import { ControllableProvider, startOpenAiCompatibleServer, startTestLoom, uniqueNamespace, type OpenAiCompatibleServer, type TestLoom } from '../../testing/src';
+import { EmbeddingClient } from './embedding/embedding.client';
+import { SearchService } from './search/search.service';
+import { KeptVectors } from './search/kept-vectors';
+import { quantize } from './search/vector-ranking';
+
+type Hit = { msg_id: string; score: number; excerpt: string };
+
+const TOPICS = [
+  'the billing reconcile job double counts refunds',
+  'deployment ingress config drops the websocket upgrade header',
+  'foreign key deadlock on the orders column index',
+  'flaky upload test fails on retry after a timeout',
+  'the cache eviction policy evicts hot keys first',
+  'release notes for the pelican rollout on ledger v2',
+];
+
+/**
+ * ADR 0038: a namespace-wide vector search ranks its first stage on Int8 vectors kept in the
+ * gateway. Whatever the copy holds, the answer must be the engine path's: the same hits, scores
+ * and excerpts, and nothing that was removed.
+ */
+describe('Vector search over kept vectors [ADR 0038]', () => {
+  let llm: OpenAiCompatibleServer;
+  let loom: TestLoom;
+  let ns: string;
+  beforeAll(async () => {
+    llm = await startOpenAiCompatibleServer({ chat: () => 'Summary: the pelican rollout moved to ledger v2.' });
+    loom = await startTestLoom({ provider: new ControllableProvider(), env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'summaries', LOOM_CONVERSATION_TITLER_ENABLED: 'false' } });
+  });
+  beforeEach(async () => {
+    ns = uniqueNamespace();
+    await loom.record(ns);
+  });
+  afterAll(async () => {
+    await loom.close();
+    await llm.close();
+  });
+  const kept = () => loom.gateway.runtime.plane.keptVectors;
+  const ok = (op: string, body: Record<string, unknown>, namespace = ns) => loom.admin.ok(op, { namespace, ...body });
+  const search = async (query: string, namespace = ns, extra: Record<string, unknown> = {}): Promise<Hit[]> =>
+    (await ok('conversation.search', { query, search_mode: 'vector', namespace_scope: 'namespace', limit: 10, ...extra }, namespace)).hits;
+  const seed = async (namespace: string, turns: number, offset = 0) => {
+    for (let i = offset; i < offset + turns; i += 1) {
+      await ok('conversation.append', { thread_id: `t${i % 7}`, msg_id: `m${i}`, role: i % 2 ? 'assistant' : 'user', content: `${TOPICS[i % TOPICS.length]} (note ${i})` }, namespace);
+    }
+  };
+  /** The first search of a namespace runs in the engine (its copy is read in the background); later ones on the copy. */
+  const engineThenKept = async (query: string, namespace = ns, extra: Record<string, unknown> = {}) => {
+    const engine = await search(query, namespace, extra);
+    await kept().settled();
+    const fromCopy = await search(query, namespace, extra);
+    return { engine, fromCopy };
+  };
+
+  /** The same search, its first stage in the engine (no kept vectors) and on the copy. */
+  const bothPaths = async (input: SearchTurnsRequest, agent: string = ALL_AGENTS) => {
+    const runtime = loom.gateway.runtime;
+    const engineOnly = new SearchService(runtime.storage, new EmbeddingClient(runtime.requests, 10_000), runtime.plane.settings);
+    const scope = { all: false as const, namespaces: [ns] };
+    await runtime.plane.search.search(scope, agent, input);
+    await kept().settled();
+    expect(kept().held().namespaces).toBeGreaterThan(0);
+    return { engine: await engineOnly.search(scope, agent, input), fromCopy: await runtime.plane.search.search(scope, agent, input) };
+  };
+
+  it('CONV-SEARCH-01 CONV-SEARCH-02 a kept namespace answers exactly as the engine: hits, order, scores, excerpts, floor', async () => {
+    await seed(ns, 40);
+    for (const query of ['refunds double counted by billing', 'websocket ingress header', 'deadlock on orders index', 'hot keys evicted', 'pelican ledger', 'zzz unrelated words']) {
+      const { engine, fromCopy } = await bothPaths({ query, search_mode: 'vector', limit: 10 } as SearchTurnsRequest);
+      expect(fromCopy).toEqual(engine);
+    }
+    const { engine, fromCopy } = await bothPaths({ query: 'billing refunds', search_mode: 'vector', limit: 3 } as SearchTurnsRequest);
+    expect(fromCopy.hits).toHaveLength(3);
+    expect(fromCopy).toEqual(engine);
+  });
+
+  it('CONV-SEARCH-03 CONV-SEARCH-10 role, run and agent filters, and hybrid mode, answer on the copy as in the engine', async () => {
+    await seed(ns, 30);
+    await ok('conversation.append', { thread_id: 'r', msg_id: 'run-turn', role: 'user', run_id: 'run-1', content: 'flaky upload retry inside a run' });
+    for (const input of [
+      { query: 'flaky upload retry timeout', search_mode: 'vector', role: 'assistant' },
+      { query: 'flaky upload retry', search_mode: 'vector', run_id: 'run-1' },
+      { query: 'billing refunds deployment', search_mode: 'hybrid' },
+    ]) {
+      const { engine, fromCopy } = await bothPaths({ limit: 10, ...input } as SearchTurnsRequest);
+      expect(fromCopy).toEqual(engine);
+      expect(fromCopy.hits.length).toBeGreaterThan(0);
+    }
+    const { engine, fromCopy } = await bothPaths({ query: 'cache eviction', search_mode: 'vector', limit: 10 } as SearchTurnsRequest, 'default');
+    expect(fromCopy).toEqual(engine);
+    const { engine: none, fromCopy: noneFromCopy } = await bothPaths({ query: 'cache eviction', search_mode: 'vector', limit: 10 } as SearchTurnsRequest, 'another-agent');
+    expect(noneFromCopy).toEqual(none);
+    expect(noneFromCopy.hits).toEqual([]);
+  });
+
+  it('CONV-APPEND-01 a turn appended after the copy was read is found by the next search (read your writes)', async () => {
+    await seed(ns, 20);
+    await engineThenKept('cache eviction');
+    await ok('conversation.append', { thread_id: 'new', msg_id: 'fresh', role: 'user', content: 'zanzibar quokka telemetry exporter' });
+    const hits = await search('zanzibar quokka telemetry exporter');
+    expect(hits[0]?.msg_id).toBe('fresh');
+  });
+
+  it('CONV-SEARCH-20 CONV-DELETE-01 a thread deleted after the copy was read is not found, though the copy still holds its rows', async () => {
+    await seed(ns, 21);
+    const { fromCopy } = await engineThenKept('deployment ingress websocket header');
+    expect(fromCopy.some((h) => h.msg_id === 'm1')).toBe(true);
+    await ok('conversation.delete', { thread_id: 't1', confirm_thread_id: 't1' });
+    const after = await search('deployment ingress websocket header');
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.filter((h) => ['m1', 'm8', 'm15'].includes(h.msg_id))).toEqual([]);
+  });
+
+  it('CONV-SEARCH-21 compaction after the copy was read: the retired turns leave as in the engine path', async () => {
+    await seed(ns, 42);
+    const query = { query: 'release notes for the pelican rollout on ledger v2', search_mode: 'vector', limit: 10 } as SearchTurnsRequest;
+    const before = await bothPaths(query, 'default');
+    expect(before.fromCopy.hits.map((h) => h.msg_id)).toContain('m5');
+    // t5 holds m5, m12, m19, m26, m33, m40: the first four are retired.
+    await ok('conversation.compact', { thread_id: 't5', keep_recent: 2 });
+    const { engine, fromCopy } = await bothPaths(query, 'default');
+    expect(fromCopy).toEqual(engine);
+    expect(fromCopy.hits.map((h) => h.msg_id)).not.toContain('m5');
+    expect(fromCopy.hits.map((h) => h.msg_id)).toContain('m11');
+  });
+
+  it('CONV-SEARCH-23 erasure with purge after the copy was read: nothing of the namespace is found', async () => {
+    await seed(ns, 12);
+    const { fromCopy } = await engineThenKept('foreign key deadlock');
+    expect(fromCopy.length).toBeGreaterThan(0);
+    await loom.admin.ok('erasure.request', { namespace: ns, namespace_list: [ns], purge: true });
+    expect(await search('foreign key deadlock')).toEqual([]);
+  });
+});
+
+describe('KeptVectors catch-up and budget [ADR 0038]', () => {
+  let loom: TestLoom;
+  beforeAll(async () => {
+    loom = await startTestLoom({ provider: new ControllableProvider(), env: { LOOM_CONVERSATION_TITLER_ENABLED: 'false' } });
+  });
+  afterAll(async () => {
+    await loom.close();
+  });
+  const storage = () => loom.gateway.runtime.storage;
+  const model = new HashedEmbeddingProvider().model;
+  const queryOf = async (text: string) => quantize((await new HashedEmbeddingProvider().embed([text]))[0]!);
+  const seed = async (namespace: string, n: number) => {
+    await loom.record(namespace);
+    for (let i = 0; i < n; i += 1) await loom.admin.ok('conversation.append', { namespace, thread_id: 't', msg_id: `m${i}`, role: 'user', content: `${TOPICS[i % TOPICS.length]} #${i}` });
+  };
+  const rankerOf = async (k: KeptVectors, namespace: string) => {
+    expect(await k.ranker([namespace], model)).toBeUndefined();
+    await k.settled();
+    const ranker = await k.ranker([namespace], model);
+    expect(ranker).toBeDefined();
+    return ranker!;
+  };
+
+  it('[ADR 0038] a row that lands with a version older than the margin is found after the count check reads the copy again', async () => {
+    const ns = uniqueNamespace();
+    await seed(ns, 6);
+    const k = new KeptVectors(storage(), { countEveryMs: 0 });
+    await rankerOf(k, ns);
+    const s = storage();
+    // A write-behind replay: a row whose version was taken long ago lands now.
+    await s.insertSelect(
+      s.tables.conversationEmbeddings,
+      // (The subquery: in one SELECT, WHERE would see the replaced msg_id.)
+      `SELECT * REPLACE ('late' AS msg_id, toUInt64(1000) AS version) FROM (SELECT * FROM ${s.tables.conversationEmbeddings} WHERE namespace = {ns:String} AND msg_id = 'm0')`,
+      { ns },
+    );
+    const query = await queryOf(`${TOPICS[0]} #0`);
+    // The catch-up cannot see it (its version is below the margin); the count check finds the gap and drops the copy.
+    const stale = await k.ranker([ns], model);
+    expect(stale?.(query, {}, 10).map((c) => c.msg_id)).not.toContain('late');
+    await k.settled();
+    const reread = await k.ranker([ns], model);
+    expect(reread?.(query, {}, 10).map((c) => c.msg_id)).toEqual(expect.arrayContaining(['m0', 'late']));
+  });
+
+  it('[ADR 0038] a namespace over the budget is not kept, and the least recently used copy makes room', async () => {
+    const [a, b, big] = [uniqueNamespace(), uniqueNamespace(), uniqueNamespace()];
+    await seed(a, 4);
+    await seed(b, 4);
+    await seed(big, 9);
+    const k = new KeptVectors(storage(), { maxRows: 8 });
+    await rankerOf(k, a);
+    expect(k.held()).toEqual({ namespaces: 1, rows: 4 });
+    await rankerOf(k, b);
+    expect(k.held()).toEqual({ namespaces: 2, rows: 8 });
+    // `a` was used least recently: reading `c` of 4 rows drops it.
+    await k.ranker([b], model);
+    const c = uniqueNamespace();
+    await seed(c, 4);
+    await rankerOf(k, c);
+    expect(k.held()).toEqual({ namespaces: 2, rows: 8 });
+    expect(await k.ranker([a], model)).toBeUndefined();
+    expect(await k.ranker([b], model)).toBeDefined();
+    // Over the budget alone: never kept, the engine path answers.
+    expect(await k.ranker([big], model)).toBeUndefined();
+    await k.settled();
+    expect(await k.ranker([big], model)).toBeUndefined();
+    await k.settled();
+  });
+
+  it('[ADR 0038] LOOM_SEARCH_KEPT_VECTORS=0 keeps nothing', async () => {
+    const ns = uniqueNamespace();
+    await seed(ns, 2);
+    const k = new KeptVectors(storage(), { maxRows: 0 });
+    expect(await k.ranker([ns], model)).toBeUndefined();
+    await k.settled();
+    expect(await k.ranker([ns], model)).toBeUndefined();
+    expect(k.held()).toEqual({ namespaces: 0, rows: 0 });
+  });
+});

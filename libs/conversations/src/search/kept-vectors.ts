@@ -1,0 +1,428 @@
+import type { Storage } from '@loom/clickhouse';
+import type { Logger } from '@loom/platform';
+import { Int8Matrix } from './int8-dot';
+import type { HandOverFilters } from './vector-ranking';
+
+/**
+ * The Int8 copies of a namespace's embedding rows, kept in this process so that the vector
+ * leg's first stage ranks them here (ADR 0038) instead of scanning them in the engine.
+ *
+ * What is kept: every row of `conversation_embeddings` of the namespace with the corpus's model
+ * and no embed error, every version (as the engine's stage 1 sees the table without FINAL): its
+ * key, version, the hand-over filters (agent, run, role, filters_changed) and its Int8 vector
+ * with its scale. No text: nothing here can read as high or outlive an erasure as words.
+ *
+ * Why it stays correct without being exact about the engine's rows:
+ * - Stage 1 here only proposes candidates. Stage 2 reads every version of the candidate turns
+ *   from the engine (`keptCandidatesStatement`) and keeps the latest live one, as the engine path
+ *   does. A turn deleted, handed over, compacted, erased or purged since it was kept is dropped
+ *   there, whatever this copy still holds.
+ * - What a copy can miss is a row written since it was read: every search first reads the rows
+ *   whose version is above the wall-clock time of the copy's previous read, less `marginMicros`
+ *   (a version is the writer's clock when it built the row, taken before the row lands; rows
+ *   already held are not added twice). So a search sees every write acknowledged before it.
+ * - A row that lands later than the margin allows (a write-behind replay after an outage, a
+ *   writer whose clock is behind) is found by the backstop: at most every `countEveryMs`, off the
+ *   request path, the engine's rows are counted, and a copy holding fewer is read again.
+ * - Superseded versions stay held until the copy is read again (`reloadAfterMs` after it was
+ *   read, when it has changed); stage 2 resolves versions, so they only cost memory.
+ */
+export interface KeptVectorsOptions {
+  /** At most how many rows all kept namespaces hold together (LOOM_SEARCH_KEPT_VECTORS); 0 keeps none. */
+  maxRows: number;
+  /** Rows per statement of a full read. */
+  page: number;
+  /** How far below the time of a copy's previous read a catch-up starts (µs): longer than a row spends between taking its version and landing. */
+  marginMicros: number;
+  /** A copy that changed since it was read is read again in the background after this long. */
+  reloadAfterMs: number;
+  /** How often (at most) a copy's rows are counted in the engine, to find rows that landed too late for a catch-up. */
+  countEveryMs: number;
+  now?: () => number;
+  logger?: Logger | undefined;
+}
+
+export const DEFAULT_KEPT_VECTORS: KeptVectorsOptions = {
+  maxRows: 1_000_000,
+  page: 5_000,
+  marginMicros: 10_000_000,
+  reloadAfterMs: 10 * 60_000,
+  countEveryMs: 5_000,
+};
+
+/** A stage-1 candidate: a row of the copy (one version of a turn). */
+export interface KeptCandidate {
+  namespace: string;
+  thread_id: string;
+  msg_id: string;
+}
+
+/** One kept row as read. */
+interface KeptRow {
+  kind?: string;
+  namespace: string;
+  thread_id: string;
+  msg_id: string;
+  agent: string;
+  role: string;
+  run_id: string;
+  filters_changed: boolean | number;
+  /** The version as text (named apart from the column: an alias would shadow it in WHERE). */
+  v: string;
+  q8: string;
+  scale: number;
+}
+
+/** The row columns a copy reads: the vector as base64 of its bytes shifted by 128 (a third of the JSON of an array). */
+const ROW_COLUMNS = `namespace, thread_id, msg_id, agent, role, run_id, filters_changed, toString(version) AS v,
+  base64Encode(arrayStringConcat(arrayMap(x -> char(x + 128), embedding_q8))) AS q8, embedding_scale AS scale`;
+
+class Corpus {
+  readonly threads: string[] = [];
+  readonly ids: string[] = [];
+  readonly agents: string[] = [];
+  readonly roles: string[] = [];
+  readonly runs: string[] = [];
+  readonly handOver: boolean[] = [];
+  readonly versions: number[] = [];
+  readonly scales: number[] = [];
+  /** key@version of the held rows a catch-up can return again (version above `since()`). */
+  private recent = new Map<string, number>();
+  private readonly strings = new Map<string, string>();
+  matrix: Int8Matrix | undefined;
+  /**
+   * Wall-clock µs at which the last read of this copy's rows began (the full read's first
+   * statement, then each catch-up's). A version is a writer's clock when it built the row, so a
+   * row that landed after that read has a version above it less the time rows spend in flight.
+   */
+  caughtUpAt: number;
+  /** When the copy was read in full (ms), and whether a catch-up added rows since. */
+  readAt: number;
+  changed = false;
+  /** When the engine's rows were last counted against this copy (ms). */
+  countedAt: number;
+  /** Rows read that could not be kept (a vector of other dimensions): counted, so the engine's count still matches. */
+  skipped = 0;
+
+  constructor(
+    readonly namespace: string,
+    readonly model: string,
+    now: number,
+    private readonly marginMicros: number,
+  ) {
+    this.readAt = now;
+    this.countedAt = now;
+    this.caughtUpAt = now * 1000;
+  }
+
+  get rows(): number {
+    return this.versions.length;
+  }
+
+  /** Versions at or below this were all read by an earlier read of this copy. */
+  since(): number {
+    return this.caughtUpAt - this.marginMicros;
+  }
+
+  /** Adds the rows not held yet: a catch-up returns again the rows of its margin that an earlier read held. */
+  add(rows: readonly KeptRow[]): number {
+    let added = 0;
+    const since = this.since();
+    for (const row of rows) {
+      const version = Number(row.v);
+      const key = `${row.thread_id}\u0000${row.msg_id}\u0000${row.v}`;
+      if (this.recent.has(key)) continue;
+      const bytes = Buffer.from(row.q8, 'base64');
+      const vector = new Int8Array(bytes.length);
+      for (let i = 0; i < bytes.length; i += 1) vector[i] = bytes[i]! - 128;
+      this.matrix ??= new Int8Matrix(vector.length);
+      // A row of other dimensions cannot be of this model: a corrupt row is not ranked.
+      if (vector.length !== this.matrix.dimensions) {
+        this.skipped += 1;
+        continue;
+      }
+      this.matrix.append(vector);
+      this.threads.push(this.intern(row.thread_id));
+      this.ids.push(row.msg_id);
+      this.agents.push(this.intern(row.agent));
+      this.roles.push(this.intern(row.role));
+      this.runs.push(this.intern(row.run_id));
+      this.handOver.push(Boolean(Number(row.filters_changed)));
+      this.versions.push(version);
+      this.scales.push(row.scale);
+      if (version > since) this.recent.set(key, version);
+      added += 1;
+    }
+    return added;
+  }
+
+  /** Marks a catch-up that began at `at` (µs) as read, forgetting the rows no later catch-up can return. */
+  caughtUp(at: number): void {
+    this.caughtUpAt = Math.max(this.caughtUpAt, at);
+    const since = this.since();
+    for (const [key, version] of this.recent) if (version <= since) this.recent.delete(key);
+  }
+
+  private intern(s: string): string {
+    const held = this.strings.get(s);
+    if (held !== undefined) return held;
+    this.strings.set(s, s);
+    return s;
+  }
+}
+
+/** A best-first bounded list of (score, version, row). */
+class TopRows {
+  readonly scores: number[] = [];
+  readonly versions: number[] = [];
+  readonly rows: Array<{ corpus: Corpus; index: number }> = [];
+
+  constructor(private readonly size: number) {}
+
+  /** The lowest score that still gets in (with its version for ties), once full. */
+  admits(score: number, version: number): boolean {
+    const n = this.scores.length;
+    if (n < this.size) return true;
+    const lastScore = this.scores[n - 1]!;
+    return score > lastScore || (score === lastScore && version > this.versions[n - 1]!);
+  }
+
+  add(score: number, version: number, corpus: Corpus, index: number): void {
+    // Insertion into a sorted array: the list is a few hundred long and most rows are refused by `admits`.
+    let at = this.scores.length;
+    while (at > 0 && (this.scores[at - 1]! < score || (this.scores[at - 1] === score && this.versions[at - 1]! < version))) at -= 1;
+    this.scores.splice(at, 0, score);
+    this.versions.splice(at, 0, version);
+    this.rows.splice(at, 0, { corpus, index });
+    if (this.scores.length > this.size) {
+      this.scores.pop();
+      this.versions.pop();
+      this.rows.pop();
+    }
+  }
+}
+
+/** Ranks the kept rows of a search's namespaces; see `KeptVectors.ranker`. */
+export type KeptRanker = (query: ArrayLike<number>, filters: HandOverFilters, pool: number) => KeptCandidate[];
+
+export class KeptVectors {
+  /** Ready copies by (namespace, model), least recently used first. */
+  private readonly corpora = new Map<string, Corpus>();
+  /** Full reads running, by (namespace, model). */
+  private readonly loads = new Map<string, Promise<void>>();
+  private closed = false;
+  /** Count checks running. */
+  private readonly checks = new Set<Promise<void>>();
+  /** Namespaces too large to keep, until when (ms) not to try again. */
+  private readonly refused = new Map<string, number>();
+  private readonly options: KeptVectorsOptions;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly storage: Storage,
+    options: Partial<KeptVectorsOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_KEPT_VECTORS, ...options };
+    this.now = this.options.now ?? Date.now;
+  }
+
+  /** Stops reading: no new read starts, a running one ends at its next page; resolves when none runs. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.settled();
+    this.corpora.clear();
+  }
+
+  /** Full reads running now. */
+  loading(): number {
+    return this.loads.size;
+  }
+
+  /** Rows held by all copies, and how many copies. */
+  held(): { namespaces: number; rows: number } {
+    let rows = 0;
+    for (const c of this.corpora.values()) rows += c.rows;
+    return { namespaces: this.corpora.size, rows };
+  }
+
+  /** Resolves when no full read or count check is running (tests and the bench wait for copies this way). */
+  async settled(): Promise<void> {
+    while (this.loads.size > 0 || this.checks.size > 0) await Promise.allSettled([...this.loads.values(), ...this.checks]);
+  }
+
+  /**
+   * A ranker over the kept rows of `namespaces` for `model`, brought up to date with the engine
+   * first (one statement), or undefined when one of them is not kept (yet): the caller ranks in
+   * the engine, and a full read of the missing ones starts in the background.
+   */
+  async ranker(namespaces: readonly string[], model: string): Promise<KeptRanker | undefined> {
+    if (this.options.maxRows <= 0 || namespaces.length === 0) return undefined;
+    const corpora: Corpus[] = [];
+    for (const ns of namespaces) {
+      const key = JSON.stringify([ns, model]);
+      const corpus = this.corpora.get(key);
+      if (!corpus) {
+        this.startLoad(ns, model);
+        continue;
+      }
+      this.corpora.delete(key);
+      this.corpora.set(key, corpus);
+      corpora.push(corpus);
+    }
+    if (corpora.length < namespaces.length) return undefined;
+    await this.catchUp(corpora, model);
+    return (query, filters, pool) => rank(corpora, query, filters, pool);
+  }
+
+  /** Reads the rows that landed since each copy was last read (versions above its `since()`). */
+  private async catchUp(corpora: readonly Corpus[], model: string): Promise<void> {
+    const at = this.now() * 1000;
+    const rows = await this.storage.query<KeptRow>(
+      `SELECT ${ROW_COLUMNS} FROM ${this.storage.tables.conversationEmbeddings}
+         WHERE namespace IN {kept_ns:Array(String)} AND model = {kept_model:String} AND embed_error = '' AND version > {kept_since:UInt64}`,
+      { kept_ns: corpora.map((c) => c.namespace), kept_model: model, kept_since: Math.max(0, Math.min(...corpora.map((c) => c.since()))) },
+    );
+    const byNamespace = new Map(corpora.map((c) => [c.namespace, c]));
+    const fresh = new Map<Corpus, KeptRow[]>();
+    for (const row of rows) {
+      const corpus = byNamespace.get(row.namespace);
+      // One statement serves copies read at different times: each takes only what it has not read.
+      if (!corpus || Number(row.v) <= corpus.since()) continue;
+      const list = fresh.get(corpus);
+      if (list) list.push(row);
+      else fresh.set(corpus, [row]);
+    }
+    for (const corpus of corpora) {
+      if (corpus.add(fresh.get(corpus) ?? []) > 0) corpus.changed = true;
+      corpus.caughtUp(at);
+      if (corpus.changed && this.now() - corpus.readAt > this.options.reloadAfterMs) {
+        // Superseded versions pile up under writes: a fresh read sheds them (this copy serves meanwhile).
+        corpus.readAt = this.now();
+        this.startLoad(corpus.namespace, model);
+      }
+    }
+    this.checkCounts(corpora, model);
+  }
+
+  /**
+   * The backstop for a row that landed later than the margin allows (a write-behind replay, a
+   * writer whose clock is behind): the engine then counts more rows than the copy holds, and the
+   * copy is dropped and read again. Off the request path, at most once per `countEveryMs` per
+   * copy: at 1M rows the count costs more than the catch-up.
+   */
+  private checkCounts(corpora: readonly Corpus[], model: string): void {
+    const due = corpora.filter((c) => this.now() - c.countedAt >= this.options.countEveryMs);
+    if (due.length === 0 || this.closed) return;
+    for (const c of due) c.countedAt = this.now();
+    const check = this.storage
+      .query<{ namespace: string; n: string }>(
+        `SELECT namespace, toString(count()) AS n FROM ${this.storage.tables.conversationEmbeddings}
+           WHERE namespace IN {kept_ns:Array(String)} AND model = {kept_model:String} AND embed_error = '' GROUP BY namespace`,
+        { kept_ns: due.map((c) => c.namespace), kept_model: model },
+      )
+      .then((rows) => {
+        const counts = new Map(rows.map((r) => [r.namespace, Number(r.n)]));
+        for (const corpus of due) {
+          if ((counts.get(corpus.namespace) ?? 0) <= corpus.rows + corpus.skipped) continue;
+          this.drop(corpus);
+          this.startLoad(corpus.namespace, model);
+        }
+      })
+      .catch(() => undefined)
+      .finally(() => this.checks.delete(check));
+    this.checks.add(check);
+  }
+
+  private drop(corpus: Corpus): void {
+    const key = JSON.stringify([corpus.namespace, corpus.model]);
+    if (this.corpora.get(key) === corpus) this.corpora.delete(key);
+  }
+
+  private startLoad(namespace: string, model: string): void {
+    const key = JSON.stringify([namespace, model]);
+    if (this.closed || this.loads.has(key) || (this.refused.get(key) ?? 0) > this.now()) return;
+    const started = this.now();
+    const load = this.load(namespace, model)
+      .then((corpus) => {
+        const log = this.options.logger;
+        if (this.closed) return;
+        if (!corpus) {
+          log?.warn({ namespace, model, max_rows: this.options.maxRows }, 'namespace has more embedding rows than LOOM_SEARCH_KEPT_VECTORS: its vector search ranks in the engine (raise the setting to keep it)');
+          return;
+        }
+        const kept = this.keep(key, corpus);
+        log?.info({ namespace, model, rows: corpus.rows, ms: this.now() - started, kept }, kept ? 'search keeps the namespace vectors in memory' : 'namespace vectors read but not kept: other namespaces fill LOOM_SEARCH_KEPT_VECTORS');
+      })
+      // A failed read (the engine restarting, the store closing) leaves the engine path in place; the next search tries again.
+      .catch((error: unknown) => this.options.logger?.warn({ err: error, namespace }, 'reading namespace vectors for search failed; searches rank in the engine and the next one tries again'))
+      .finally(() => this.loads.delete(key));
+    this.loads.set(key, load);
+  }
+
+  /** Reads a namespace's rows of `model` in pages, in key order; undefined when it is too large to keep. */
+  private async load(namespace: string, model: string): Promise<Corpus | undefined> {
+    const table = this.storage.tables.conversationEmbeddings;
+    const params = { kept_ns: namespace, kept_model: model };
+    // Begun before the count: a row landing during the read is read again by the first catch-up.
+    const corpus = new Corpus(namespace, model, this.now(), this.options.marginMicros);
+    const [head] = await this.storage.query<{ n: string }>(
+      `SELECT toString(count()) AS n FROM ${table} WHERE namespace = {kept_ns:String} AND model = {kept_model:String} AND embed_error = ''`,
+      params,
+    );
+    if (Number(head?.n ?? 0) > this.options.maxRows) {
+      this.refused.set(JSON.stringify([namespace, model]), this.now() + this.options.reloadAfterMs);
+      return undefined;
+    }
+    let after: KeptRow | undefined;
+    for (;;) {
+      if (this.closed) return undefined;
+      const page = await this.storage.query<KeptRow>(
+        `SELECT ${ROW_COLUMNS} FROM ${table}
+           WHERE namespace = {kept_ns:String} AND model = {kept_model:String} AND embed_error = ''
+             ${after ? 'AND (thread_id, msg_id, version) > ({kept_thread:String}, {kept_msg:String}, {kept_version:UInt64})' : ''}
+           ORDER BY thread_id, msg_id, version
+           LIMIT {kept_page:UInt32}`,
+        { ...params, kept_page: this.options.page, ...(after ? { kept_thread: after.thread_id, kept_msg: after.msg_id, kept_version: after.v } : {}) },
+      );
+      corpus.add(page);
+      if (page.length < this.options.page) break;
+      after = page[page.length - 1];
+    }
+    return corpus;
+  }
+
+  /** Keeps a copy read in full, dropping the least recently used ones to stay within the budget; false when it alone does not fit. */
+  private keep(key: string, corpus: Corpus): boolean {
+    const old = this.corpora.get(key);
+    if (old) this.corpora.delete(key);
+    let held = this.held().rows;
+    for (const [k, c] of this.corpora) {
+      if (held + corpus.rows <= this.options.maxRows) break;
+      this.corpora.delete(k);
+      held -= c.rows;
+    }
+    if (held + corpus.rows > this.options.maxRows) return false;
+    this.corpora.set(key, corpus);
+    return true;
+  }
+}
+
+/**
+ * Stage 1 over kept rows, as `vectorCandidatesStatement` ranks in the engine: Int8 dot product
+ * times the row's scale, descending, then version descending; the agent/run/role filters apply
+ * to a row unless it is a hand-over version. Returns the best `pool` rows.
+ */
+function rank(corpora: readonly Corpus[], query: ArrayLike<number>, filters: HandOverFilters, pool: number): KeptCandidate[] {
+  const top = new TopRows(pool);
+  for (const corpus of corpora) {
+    if (!corpus.matrix || corpus.matrix.dimensions !== query.length) continue;
+    const dots = corpus.matrix.dot(query);
+    const { agents, roles, runs, handOver, versions, scales } = corpus;
+    for (let i = 0; i < dots.length; i += 1) {
+      if (!handOver[i] && ((filters.agent !== undefined && agents[i] !== filters.agent) || (filters.run_id !== undefined && runs[i] !== filters.run_id) || (filters.role !== undefined && roles[i] !== filters.role))) continue;
+      const score = dots[i]! * scales[i]!;
+      if (top.admits(score, versions[i]!)) top.add(score, versions[i]!, corpus, i);
+    }
+  }
+  return top.rows.map(({ corpus, index }) => ({ namespace: corpus.namespace, thread_id: corpus.threads[index]!, msg_id: corpus.ids[index]! }));
+}
