@@ -238,6 +238,11 @@ export class KeptVectors {
     return this.loads.size;
   }
 
+  /** Whether a copy of the namespace's rows of `model` is held (a search of it ranks stage 1 here). */
+  holds(namespace: string, model: string): boolean {
+    return this.corpora.has(JSON.stringify([namespace, model]));
+  }
+
   /** Rows held by all copies, and how many copies. */
   held(): { namespaces: number; rows: number } {
     let rows = 0;
