@@ -149,7 +149,8 @@ class Corpus {
       this.runs.push(this.intern(row.run_id));
       this.handOver.push(Boolean(Number(row.filters_changed)));
       this.versions.push(version);
-      this.scales.push(row.scale);
+      // The engine multiplies by the Float32 value; JSON carries its shortest decimal, which fround restores exactly.
+      this.scales.push(Math.fround(row.scale));
       if (version > since) this.recent.set(key, version);
       added += 1;
     }
