@@ -11,10 +11,10 @@ import { evaluateTracker, loadTrackerSet, setRepository, TrackerSetFiles, Tracke
  * set's recorded pairs are also the tracker's duplicate-link table, each link dated when its
  * duplicate was opened, so a check sees only links older than the issue asked about (ADR 0034).
  *
- * The floors are the figures measured on these sets (bench/results/eval-tracker-2026-12-02T04-03-47Z.md,
- * after ADR 0036's templated-title penalty and recency share 0.35). ADR 0036 tuned the ranker on the
- * ClickHouse, vscode and flutter sets and holds out the other six; eleven more (round 5) were
- * collected after it and never tuned on. A change that ranks fewer first, or calls more unlinked
+ * The floors are the figures measured on these sets (bench/results/eval-tracker-2026-12-02T11-01-48Z.md,
+ * after ADR 0036's templated-title penalty, recency share 0.35 and query body weight 2). ADR 0036
+ * tuned the ranker on the ClickHouse, vscode and flutter sets and holds out the other six; eleven
+ * more (round 5) were collected after it and never tuned on. A change that ranks fewer first, or calls more unlinked
  * issues duplicates, fails here.
  */
 describe('Tracker duplicate check on public issue sets [TRACKER-04]', () => {
@@ -63,49 +63,50 @@ describe('Tracker duplicate check on public issue sets [TRACKER-04]', () => {
   });
 
   // ClickHouse (42 pairs, 437 unlinked; tuning since ADR 0036): 33 of 42 ranked first (0.786,
-  // interval 0.64-0.88: still below the spec's 0.875), 38 in the top 5; 2 of 437 unlinked called
-  // duplicates (#15022 -> #14276 at 0.51, #23577 -> #21829 at 0.68).
-  it(`TRACKER-04: ClickHouse: ranks the recorded older issue first for at least 33 of 42 (measured 0.786, under the spec target ${TrackerTargets.rankedFirst}), in the top 5 for 38; at most 2 of 437 unlinked called duplicates`, () => {
+  // interval 0.64-0.88: still below the spec's 0.875), 38 in the top 5; 1 of 437 unlinked called
+  // duplicates (#23577 -> #21829 at 0.63).
+  it(`TRACKER-04: ClickHouse: ranks the recorded older issue first for at least 33 of 42 (measured 0.786, under the spec target ${TrackerTargets.rankedFirst}), in the top 5 for 38; at most 1 of 437 unlinked called duplicates`, () => {
     const f = of('ClickHouse/ClickHouse');
     process.stdout.write(`tracker sets: ${[...figures].map(([r, x]) => `${r} ${x.duplicates.rankedFirst}/${x.duplicates.n} first, ${x.unlinked.falsePositives}/${x.unlinked.n} called`).join('; ')}\n`);
     expect(f.links).toBe(true);
     expect([f.duplicates.n, f.unlinked.n]).toEqual([42, 437]);
     expect(f.duplicates.rankedFirst).toBeGreaterThanOrEqual(33);
     expect(f.duplicates.inTop5).toBeGreaterThanOrEqual(38);
-    expect(f.unlinked.falsePositives).toBeLessThanOrEqual(2);
+    expect(f.unlinked.falsePositives).toBeLessThanOrEqual(1);
     expect(f.unlinked.per100).toBeLessThanOrEqual(TrackerTargets.falsePositivesPer100);
   });
 
   // The ranker alone (no duplicate links; in process, the same pool and ranker as the service):
-  // ClickHouse 30 of 42 first, 2 of 437 called. It holds the ranker itself.
-  it("TRACKER-04: ClickHouse, the ranker alone without the tracker's duplicate links: at least 30 of 42 first, at most 2 of 437 called", () => {
+  // ClickHouse 30 of 42 first, 1 of 437 called. It holds the ranker itself.
+  it("TRACKER-04: ClickHouse, the ranker alone without the tracker's duplicate links: at least 30 of 42 first, at most 1 of 437 called", () => {
     const alone = lab(sets.get('ClickHouse/ClickHouse')!, DefaultRankerOptions, of('ClickHouse/ClickHouse').threshold, undefined, false);
     expect([alone.pairs, alone.unlinked]).toEqual([42, 437]);
     expect(alone.first).toBeGreaterThanOrEqual(30);
-    expect(alone.flagged).toBeLessThanOrEqual(2);
+    expect(alone.flagged).toBeLessThanOrEqual(1);
   }, 120_000);
 
-  // Every repository (168 pairs, 890 unlinked; bench/results/eval-tracker-2026-12-02T07-34-56Z.md):
-  // 111 first (0.661), 156 in the top 5, 7 called (0.8 per 100, under the spec's 2; flutter's
-  // templated crash reports give 4 of them).
-  it('TRACKER-04, TRACKER-05: all twenty repositories: at least 111 of 168 ranked first, 156 in the top 5, at most 7 of 890 unlinked called duplicates (under 2 per 100)', () => {
+  // Every repository (168 pairs, 890 unlinked; bench/results/eval-tracker-2026-12-02T11-01-48Z.md):
+  // 113 first (0.673), 157 in the top 5, 4 called (0.4 per 100, under the spec's 2; flutter's
+  // templated crash reports give 2 of them). Before the query body weight 2 (ADR 0036, addendum 3):
+  // 111, 156 and 7.
+  it('TRACKER-04, TRACKER-05: all twenty repositories: at least 113 of 168 ranked first, 157 in the top 5, at most 4 of 890 unlinked called duplicates (under 2 per 100)', () => {
     const all = pooled([...sets.keys()]);
     expect([all.pairs, all.unlinked]).toEqual([168, 890]);
-    expect(all.first).toBeGreaterThanOrEqual(111);
-    expect(all.top5).toBeGreaterThanOrEqual(156);
-    expect(all.called).toBeLessThanOrEqual(7);
+    expect(all.first).toBeGreaterThanOrEqual(113);
+    expect(all.top5).toBeGreaterThanOrEqual(157);
+    expect(all.called).toBeLessThanOrEqual(4);
     expect((100 * all.called) / all.unlinked).toBeLessThanOrEqual(TrackerTargets.falsePositivesPer100);
   });
 
-  // Round 5 (ADR 0036 addendum): eleven repositories collected after the tuning and run once with
-  // the ranker as it stood, never tuned on (61 pairs, 228 unlinked): 36 first (0.590), 56 in the
-  // top 5, 1 called (angular). Per repository: electron 7/8, godot 6/7, elasticsearch 6/6, grafana
-  // 3/6, dotnet/runtime 3/4, terraform 1/5, cpython 2/4, react 0/3, svelte 2/5, angular 6/12, next.js 0/1.
-  it('TRACKER-04: the round-5 held-out repositories (eleven, never tuned on): at least 36 of 61 ranked first, 56 in the top 5, at most 1 of 228 unlinked called duplicates', () => {
+  // Round 5 (ADR 0036 addendum): eleven repositories collected after the tuning, never tuned on
+  // (61 pairs, 228 unlinked): 38 first (0.623; 36 before the query body weight 2), 57 in the top 5,
+  // 1 called (angular). Per repository: electron 8/8, godot 6/7, elasticsearch 6/6, grafana 3/6,
+  // dotnet/runtime 4/4, terraform 1/5, cpython 2/4, react 0/3, svelte 2/5, angular 6/12, next.js 0/1.
+  it('TRACKER-04: the round-5 held-out repositories (eleven, never tuned on): at least 38 of 61 ranked first, 57 in the top 5, at most 1 of 228 unlinked called duplicates', () => {
     const held = pooled(RoundFive);
     expect([held.pairs, held.unlinked]).toEqual([61, 228]);
-    expect(held.first).toBeGreaterThanOrEqual(36);
-    expect(held.top5).toBeGreaterThanOrEqual(56);
+    expect(held.first).toBeGreaterThanOrEqual(38);
+    expect(held.top5).toBeGreaterThanOrEqual(57);
     expect(held.called).toBeLessThanOrEqual(1);
   });
 
@@ -122,8 +123,8 @@ describe('Tracker duplicate check on public issue sets [TRACKER-04]', () => {
   });
 
   // The other tuning sets: vscode 9 of 15 first (15 in the top 5: several reports of one terminal
-  // bug rank each other first), 0 of 29 called; flutter 8 of 15 (15 in the top 5), 4 of 47 called.
-  it('TRACKER-04: microsoft/vscode and flutter/flutter: at least 9 and 8 of 15 ranked first, all 15 in the top 5; at most 0 of 29 and 4 of 47 called', () => {
+  // bug rank each other first), 0 of 29 called; flutter 8 of 15 (15 in the top 5), 2 of 47 called.
+  it('TRACKER-04: microsoft/vscode and flutter/flutter: at least 9 and 8 of 15 ranked first, all 15 in the top 5; at most 0 of 29 and 2 of 47 called', () => {
     const vscode = of('microsoft/vscode');
     const flutter = of('flutter/flutter');
     expect([vscode.duplicates.n, flutter.duplicates.n]).toEqual([15, 15]);
@@ -131,6 +132,6 @@ describe('Tracker duplicate check on public issue sets [TRACKER-04]', () => {
     expect(flutter.duplicates.rankedFirst).toBeGreaterThanOrEqual(8);
     expect([vscode.duplicates.inTop5, flutter.duplicates.inTop5]).toEqual([15, 15]);
     expect(vscode.unlinked.falsePositives).toBe(0);
-    expect(flutter.unlinked.falsePositives).toBeLessThanOrEqual(4);
+    expect(flutter.unlinked.falsePositives).toBeLessThanOrEqual(2);
   });
 });

@@ -75,6 +75,21 @@ describe('duplicate ranker [TRACKER-03]', () => {
     expect(templateFactor(title, [title, `${title} (again)`, 'Typo'], 0.6, 1)).toBeCloseTo(1 / (1 + Math.log(2)), 6);
   });
 
+  it("TRACKER-03: the new issue's body weighs in its query: an older issue that shares only the title scores lower than at body weight 1, and one that shares the body too ranks first", () => {
+    const query = { title: 'Terminal renders garbled text', body: 'after git commit the vim editor output is disordered on windows' };
+    const pool = [
+      { id: 'title', title: 'Terminal renders garbled text', body: 'fonts on a retina display' },
+      { id: 'both', title: 'Terminal text garbled', body: 'vim opened by git commit is disordered on windows' },
+      { id: 'other', title: 'Settings sync fails', body: 'login loop' },
+    ];
+    const ranked = rankDuplicates(query, pool);
+    const bodyOne = rankDuplicates(query, pool, { ...DefaultRankerOptions, queryBodyWeight: 1 });
+    expect(DefaultRankerOptions.queryBodyWeight).toBe(2);
+    expect(ranked[0]!.id).toBe('both');
+    const titleOnly = (r: typeof ranked) => r.find((x) => x.id === 'title')!.score;
+    expect(titleOnly(ranked)).toBeLessThan(titleOnly(bodyOne));
+  });
+
   it('no candidates, no ranking; evidence ignores URLs and generic exception names', () => {
     expect(rankDuplicates({ title: 'x' }, [])).toEqual([]);
     expect([...evidenceOf('see https://x.io/LOGICAL_ERROR and DB::Exception, STID: 2508-48e6')]).toEqual(['stid:2508-48e6']);

@@ -21,6 +21,17 @@ export interface RankedIssue {
 export interface RankerOptions {
   /** How much a title term counts against a body term, in documents and in the query. */
   titleWeight: number;
+  /**
+   * How much a body term of the new issue counts in its query (a title term counts
+   * `titleWeight`; an older issue's body term counts 1 in its document). Above 1, the new issue's
+   * body is a larger share of what a candidate must match, so a candidate that shares only the
+   * title scores lower against the query's score on itself, and the body's words help order the
+   * candidates. Set on ADR 0036's tuning split (addendum 3): 2 (plateau 1.5 to 3) kept ranked
+   * first there (50 of 72) and called 3 of 513 unlinked, not 6; on the held-out sets it ranked 2
+   * more first (round 5: 38 of 61, was 36; the first held-out six unchanged at 25 of 35) and
+   * called none more.
+   */
+  queryBodyWeight: number;
   k1: number;
   b: number;
   /** Share of the score that comes from shared code evidence (when the query has any). */
@@ -52,6 +63,7 @@ export interface RankerOptions {
 
 export const DefaultRankerOptions: RankerOptions = {
   titleWeight: 3,
+  queryBodyWeight: 2,
   k1: 1.2,
   b: 0.75,
   evidenceWeight: 0.3,
@@ -97,7 +109,7 @@ export function templateFactor(title: string, olderTitles: readonly string[], si
   return twins > 1 ? 1 / (1 + penalty * Math.log(twins)) : 1;
 }
 
-function weightedTerms(title: string, body: string, titleWeight: number): { tf: Map<string, number>; length: number } {
+function weightedTerms(title: string, body: string, titleWeight: number, bodyWeight = 1): { tf: Map<string, number>; length: number } {
   const tf = new Map<string, number>();
   let length = 0;
   for (const term of tokenize(title)) {
@@ -105,8 +117,8 @@ function weightedTerms(title: string, body: string, titleWeight: number): { tf: 
     length += titleWeight;
   }
   for (const term of tokenize(body)) {
-    tf.set(term, (tf.get(term) ?? 0) + 1);
-    length += 1;
+    tf.set(term, (tf.get(term) ?? 0) + bodyWeight);
+    length += bodyWeight;
   }
   return { tf, length };
 }
@@ -125,7 +137,7 @@ export function rankDuplicates(
   candidates: readonly IssueText[],
   options: RankerOptions = DefaultRankerOptions,
 ): RankedIssue[] {
-  const { titleWeight, k1, b, evidenceWeight, maxBodyChars, recencyWeight, recencyDays, templateSimilarity, templatePenalty } = options;
+  const { titleWeight, queryBodyWeight, k1, b, evidenceWeight, maxBodyChars, recencyWeight, recencyDays, templateSimilarity, templatePenalty } = options;
   const docs: Doc[] = candidates.map((c) => {
     const body = clean(c.body, maxBodyChars);
     const { tf, length } = weightedTerms(c.title, body, titleWeight);
@@ -149,7 +161,7 @@ export function rankDuplicates(
   const idf = (count: number) => Math.log(1 + (n - count + 0.5) / (count + 0.5));
 
   const queryBody = clean(query.body ?? '', maxBodyChars);
-  const q = weightedTerms(query.title, queryBody, titleWeight);
+  const q = weightedTerms(query.title, queryBody, titleWeight, queryBodyWeight);
   // Query terms weigh by where they stand (title over body), saturated so a pasted log does not drown the title.
   // Terms no older issue has stay in: they weigh in the query's score against itself, so a query
   // whose distinctive words are new cannot look like a match on its one common word.
