@@ -51,14 +51,13 @@ const I16X8_EXTMUL_LOW_I8X16_S = 0x9c;
 const I16X8_EXTMUL_HIGH_I8X16_S = 0x9d;
 const I32X4_ADD = 0xae;
 
-// Parameters 0-4: query, rows, count, stride, out. Locals: 5 end of row, 6 query cursor (i32); 7, 8 accumulators (v128).
-const [QUERY, ROWS, COUNT, STRIDE, OUT, END_OF_ROW, CURSOR, ACC_LOW, ACC_HIGH] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+// Parameters 0-4: query, rows, count, stride, out. Locals: 5 end of row, 6 query cursor (i32); 7, 8 accumulators, 9, 10 the loaded query and row lanes (v128).
+const [QUERY, ROWS, COUNT, STRIDE, OUT, END_OF_ROW, CURSOR, ACC_LOW, ACC_HIGH, QUERY_LANES, ROW_LANES] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 const zero = simd(V128_CONST, ...new Array<number>(16).fill(0));
-/** acc += pairwise(extmul_{low|high}(query[cursor..+16], row[..+16])) */
+/** acc += pairwise(extmul_{low|high}(query lanes, row lanes)) */
 const accumulate = (acc: number, extmul: number): number[] => [
   LOCAL_GET, acc,
-  LOCAL_GET, CURSOR, ...simd(V128_LOAD, 0, 0),
-  LOCAL_GET, ROWS, ...simd(V128_LOAD, 0, 0),
+  LOCAL_GET, QUERY_LANES, LOCAL_GET, ROW_LANES,
   ...simd(extmul), ...simd(I32X4_EXTADD_PAIRWISE_I16X8_S), ...simd(I32X4_ADD),
   LOCAL_SET, acc,
 ];
@@ -72,6 +71,8 @@ const body = [
     LOCAL_GET, QUERY, LOCAL_SET, CURSOR,
     LOCAL_GET, ROWS, LOCAL_GET, STRIDE, I32_ADD, LOCAL_SET, END_OF_ROW,
     LOOP, VOID,
+      LOCAL_GET, CURSOR, ...simd(V128_LOAD, 0, 0), LOCAL_SET, QUERY_LANES,
+      LOCAL_GET, ROWS, ...simd(V128_LOAD, 0, 0), LOCAL_SET, ROW_LANES,
       ...accumulate(ACC_LOW, I16X8_EXTMUL_LOW_I8X16_S),
       ...accumulate(ACC_HIGH, I16X8_EXTMUL_HIGH_I8X16_S),
       LOCAL_GET, CURSOR, I32_CONST, 16, I32_ADD, LOCAL_SET, CURSOR,
@@ -89,7 +90,7 @@ const body = [
 ];
 const I32 = 0x7f;
 const V128 = 0x7b;
-const code = [2, 2, I32, 2, V128, ...body];
+const code = [2, 2, I32, 4, V128, ...body];
 const MODULE_BYTES = new Uint8Array([
   ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
   ...section(1, [1, 0x60, 5, I32, I32, I32, I32, I32, 0]),
@@ -159,7 +160,10 @@ export class Int8Matrix {
     return this.rowCount - 1;
   }
 
-  /** The dot product of `query` (`dimensions` values in -128..127) with every row, in row order. */
+  /**
+   * The dot product of `query` (`dimensions` values in -128..127) with every row, in row order:
+   * a view of the module's memory, valid until the next `append` or `dot` (read it at once).
+   */
   dot(query: ArrayLike<number>): Int32Array {
     if (query.length !== this.dimensions) throw new RangeError(`a query has ${this.dimensions} values, got ${query.length}`);
     const out = QUERY_BYTES + this.rowCount * this.stride;
@@ -168,7 +172,7 @@ export class Int8Matrix {
     q.fill(0);
     q.set(query);
     this.dotAll(0, QUERY_BYTES, this.rowCount, this.stride, out);
-    return new Int32Array(this.memory.buffer.slice(out, out + this.rowCount * 4));
+    return new Int32Array(this.memory.buffer, out, this.rowCount);
   }
 
   private reserve(bytes: number): void {
