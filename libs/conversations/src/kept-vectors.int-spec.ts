@@ -170,6 +170,20 @@ describe('Vector search over kept vectors [ADR 0038]', () => {
     expect(compared).toBeGreaterThan(20);
   });
 
+  it('CONV-APPEND-01 ids of any characters (NUL, emoji, quotes, a separator inside) keep their turns apart on the copy', async () => {
+    const ids = [
+      ['a\u0000b', 'c'],
+      ['a', 'b\u0000c'],
+      ['🧵 "thread"', "msg 'one' 💬"],
+      ['1:2', '3'],
+      ['1', ':23'],
+    ];
+    for (const [thread, msg] of ids) await ok('conversation.append', { thread_id: thread, msg_id: msg, role: 'user', content: `flaky upload retry after a timeout, said in ${msg}` });
+    const { engine, fromCopy } = await bothPaths({ query: 'flaky upload retry timeout', search_mode: 'vector', limit: 10 } as SearchTurnsRequest);
+    expect(fromCopy).toEqual(engine);
+    expect(fromCopy.hits.map((h) => [h.thread_id, h.msg_id]).sort()).toEqual([...ids].sort());
+  });
+
   it('CONV-SEARCH-23 erasure with purge after the copy was read: nothing of the namespace is found', async () => {
     await seed(ns, 12);
     const { fromCopy } = await engineThenKept('foreign key deadlock');

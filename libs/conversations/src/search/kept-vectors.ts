@@ -130,7 +130,8 @@ class Corpus {
     const since = this.since();
     for (const row of rows) {
       const version = Number(row.v);
-      const key = `${row.thread_id}\u0000${row.msg_id}\u0000${row.v}`;
+      // Length-prefixed: ids may hold any character, so no separator alone keeps two keys apart.
+      const key = `${row.thread_id.length}:${row.thread_id}${row.msg_id.length}:${row.msg_id}${row.v}`;
       if (this.recent.has(key)) continue;
       const bytes = Buffer.from(row.q8, 'base64');
       const vector = new Int8Array(bytes.length);
