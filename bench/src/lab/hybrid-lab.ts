@@ -68,7 +68,7 @@ async function measure(dir: string, count: number): Promise<void> {
   // Each statement's time by kind, to see where a search spends it.
   const spent = new Map<string, number[]>();
   const kindOf = (sql: string): string =>
-    /'count' AS kind/.test(sql) ? 'catch-up' : /kept_threads/.test(sql) ? 'exact' : /lagInFrame|argMax\(substringUTF8/i.test(sql) ? 'neighbours' : /'turn' AS source|content AS text/.test(sql) ? 'texts' : /max\(version\)/.test(sql) ? 'signature' : /conversation_terms/.test(sql) && /score/.test(sql) ? 'bm25' : /conversation_terms/.test(sql) ? 'stats' : /embedding/.test(sql) ? 'vector' : 'other';
+    /kept_since/.test(sql) ? 'catch-up' : /kept_threads/.test(sql) ? 'exact' : /lagInFrame|argMax\(substringUTF8/i.test(sql) ? 'neighbours' : /'turn' AS source|content AS text/.test(sql) ? 'texts' : /max\(version\)/.test(sql) ? 'signature' : /conversation_terms/.test(sql) && /score/.test(sql) ? 'bm25' : /conversation_terms/.test(sql) ? 'stats' : /embedding/.test(sql) ? 'vector' : 'other';
   const query = storage.query.bind(storage);
   // LAB_BM25_SETTINGS (e.g. "max_threads = 1"): per-query settings on the BM25 statement, to try them.
   const bm25Settings = process.env['LAB_BM25_SETTINGS'];
