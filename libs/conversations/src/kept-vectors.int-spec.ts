@@ -184,6 +184,18 @@ describe('Vector search over kept vectors [ADR 0038]', () => {
     expect(fromCopy.hits.map((h) => [h.thread_id, h.msg_id]).sort()).toEqual([...ids].sort());
   });
 
+  it('CONV-SEARCH-01 hostile queries on a kept namespace: no words, an emoji, a lone surrogate, quotes answer as the engine does', async () => {
+    await seed(ns, 12);
+    // The copy is read first (a query with words): the hostile ones then meet a kept namespace.
+    await bothPaths({ query: 'flaky upload retry', search_mode: 'vector', limit: 5 } as SearchTurnsRequest);
+    for (const query of ['!!!', '👍', 'upload \uD800 retry', `'; DROP TABLE x; --`, 'a'.repeat(2_000)]) {
+      for (const search_mode of ['vector', 'hybrid']) {
+        const { engine, fromCopy } = await bothPaths({ query, search_mode, limit: 5 } as SearchTurnsRequest);
+        expect({ query, search_mode, answer: fromCopy }).toEqual({ query, search_mode, answer: engine });
+      }
+    }
+  });
+
   it('CONV-SEARCH-23 erasure with purge after the copy was read: nothing of the namespace is found', async () => {
     await seed(ns, 12);
     const { fromCopy } = await engineThenKept('foreign key deadlock');
