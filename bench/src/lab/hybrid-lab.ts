@@ -9,7 +9,7 @@
 import { execSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { formatMicros, runMigrations, Storage } from '@loom/clickhouse';
-import { bm25ScoringStatement, Bm25Statistics, KeptVectors, queryTerms, lexicalColumns, SearchService } from '@loom/conversations';
+import { bm25ScoringStatement, Bm25Statistics, KeptPostings, KeptVectors, queryTerms, lexicalColumns, SearchService } from '@loom/conversations';
 import { type SearchTurnsRequest } from '@loom/contracts';
 import { HashedEmbeddingProvider } from '@loom/providers';
 import { settleMerges } from '../parts/search';
@@ -68,7 +68,7 @@ async function measure(dir: string, count: number): Promise<void> {
   // Each statement's time by kind, to see where a search spends it.
   const spent = new Map<string, number[]>();
   const kindOf = (sql: string): string =>
-    /kept_since/.test(sql) ? 'catch-up' : /kept_threads/.test(sql) ? 'exact' : /lagInFrame|argMax\(substringUTF8/i.test(sql) ? 'neighbours' : /'turn' AS source|content AS text/.test(sql) ? 'texts' : /max\(version\)/.test(sql) ? 'signature' : /conversation_terms/.test(sql) && /score/.test(sql) ? 'bm25' : /conversation_terms/.test(sql) ? 'stats' : /embedding/.test(sql) ? 'vector' : 'other';
+    /kp_since/.test(sql) ? 'postings' : /kp_terms/.test(sql) ? 'new terms' : /kept_since/.test(sql) ? 'catch-up' : /kept_threads/.test(sql) ? 'exact' : /lagInFrame|argMax\(substringUTF8/i.test(sql) ? 'neighbours' : /'turn' AS source|content AS text/.test(sql) ? 'texts' : /max\(version\)/.test(sql) ? 'signature' : /conversation_terms/.test(sql) && /score/.test(sql) ? 'bm25' : /conversation_terms/.test(sql) ? 'stats' : /embedding/.test(sql) ? 'vector' : 'other';
   const query = storage.query.bind(storage);
   // LAB_BM25_SETTINGS (e.g. "max_threads = 1"): per-query settings on the BM25 statement, to try them.
   const bm25Settings = process.env['LAB_BM25_SETTINGS'];
@@ -85,7 +85,15 @@ async function measure(dir: string, count: number): Promise<void> {
   const vectorDepth = process.env['LAB_VECTOR_DEPTH'] ? Number(process.env['LAB_VECTOR_DEPTH']) : undefined;
   // LAB_KEPT=0: stage 1 of the vector leg in the engine, as before ADR 0038.
   const kept = process.env['LAB_KEPT'] === '0' ? undefined : new KeptVectors(storage);
-  const service = new SearchService(storage, embedder, settings, { statsMaxAgeMs: 60_000, retentionDays: 0, ...(vectorDepth ? { vectorDepth: () => vectorDepth } : {}), ...(kept ? { keptVectors: kept } : {}) });
+  // LAB_KEPT_POSTINGS=0: the lexical leg in the engine, as before ADR 0039.
+  const postings = process.env['LAB_KEPT_POSTINGS'] === '0' ? undefined : new KeptPostings(storage);
+  const service = new SearchService(storage, embedder, settings, {
+    statsMaxAgeMs: 60_000,
+    retentionDays: 0,
+    ...(vectorDepth ? { vectorDepth: () => vectorDepth } : {}),
+    ...(kept ? { keptVectors: kept } : {}),
+    ...(postings ? { keptPostings: postings } : {}),
+  });
   const gen = new TurnGenerator(4242);
   const queries = Array.from({ length: count }, (_, i) => gen.query(i % TurnGenerator.topicCount));
   const scope = { all: false as const, namespaces: [NAMESPACE] };
@@ -93,6 +101,11 @@ async function measure(dir: string, count: number): Promise<void> {
     const t = performance.now();
     await service.search(scope, AGENT, { query: queries[0]!, search_mode: 'vector', limit: 10 } as SearchTurnsRequest);
     await kept.settled();
+    if (postings) {
+      await service.search(scope, AGENT, { query: queries[0]!, search_mode: 'lexical', limit: 10 } as SearchTurnsRequest);
+      await postings.settled();
+      console.log(`kept postings: ${JSON.stringify(postings.held())}`);
+    }
     console.log(`kept vectors read in ${Math.round(performance.now() - t)} ms: ${JSON.stringify(kept.held())}, heap ${Math.round(process.memoryUsage().heapUsed / 1e6)} MB, rss ${Math.round(process.memoryUsage().rss / 1e6)} MB`);
   }
   const run = async (mode: string, extra: Partial<SearchTurnsRequest> = {}, n = count): Promise<void> => {

@@ -20,6 +20,7 @@ import { ReembedService } from './reembed/reembed.service';
 import { TurnsRepository } from './read/turns.repository';
 import { RecordingService } from './recording/recording.service';
 import { KeptVectors } from './search/kept-vectors';
+import { KeptPostings } from './lexical/kept-postings';
 import { DEFAULT_STATS_MAX_AGE_MS, SearchService } from './search/search.service';
 import { LiveSettingsService } from './settings/live-settings.service';
 import { ThreadMetaRepository } from './threads/thread-meta.repository';
@@ -47,6 +48,8 @@ export interface ConversationPlaneOptions {
   retentionDays?: number;
   /** LOOM_SEARCH_KEPT_VECTORS: rows of Int8 vectors search keeps in memory (ADR 0038); absent: the default, 0: none. */
   keptVectors?: number;
+  /** LOOM_SEARCH_KEPT_POSTINGS: postings lexical search keeps in memory (ADR 0039); absent: the default, 0: none. */
+  keptPostings?: number;
 }
 
 /** The conversation plane's services, wired once per process. */
@@ -59,6 +62,8 @@ export interface ConversationPlane {
   search: SearchService;
   /** The namespaces' Int8 vectors search keeps in memory (ADR 0038). */
   keptVectors: KeptVectors;
+  /** The namespaces' postings of asked terms search keeps in memory (ADR 0039). */
+  keptPostings: KeptPostings;
   reembed: ReembedService;
   /** Turns stored while the thread leases could not be taken, indexed once they can (ADR 0026). */
   unindexed: UnindexedTurns;
@@ -85,6 +90,11 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
   const meta = new ThreadMetaRepository(storage);
   const threadLeases = new ThreadLeases(options.leases);
   const keptVectors = new KeptVectors(storage, { logger: options.logger, ...(options.keptVectors === undefined ? {} : { maxRows: options.keptVectors }) });
+  const keptPostings = new KeptPostings(storage, {
+    logger: options.logger,
+    retentionDays: options.retentionDays ?? 0,
+    ...(options.keptPostings === undefined ? {} : { maxPostings: options.keptPostings }),
+  });
   return {
     recording,
     settings,
@@ -104,8 +114,10 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
       statsMaxAgeMs: DEFAULT_STATS_MAX_AGE_MS,
       retentionDays: options.retentionDays ?? 0,
       keptVectors,
+      keptPostings,
     }),
     keptVectors,
+    keptPostings,
     reembed: new ReembedService(storage, embedder, options.fence),
     unindexed: new UnindexedTurns(storage, embedder, threadLeases),
     deletion: new ThreadDeleteService(storage, meta, threadLeases, options.fence),

@@ -6,6 +6,7 @@ import type { EmbeddingClient } from '../embedding/embedding.client';
 import { usableQueryVector } from '../embedding/embedding-columns';
 import { bm25ScoringStatement, POSTINGS_PER_TERM } from '../lexical/bm25-scoring-statement';
 import { Bm25Statistics, type Bm25Parameters } from '../lexical/bm25-statistics';
+import type { KeptPostings } from '../lexical/kept-postings';
 import { retentionCondition } from '../lexical/retention-condition';
 import { firstMatch, queryTerms } from '../lexical/tokenizer';
 import { centredExcerpt } from '../saved/bm25';
@@ -32,6 +33,14 @@ export interface LexicalSearchOptions {
   vectorDepth?: (limit: number) => number;
   /** Namespaces' Int8 vectors kept in this process (ADR 0038): stage 1 of a namespace-wide vector leg ranks them here. */
   keptVectors?: KeptVectors;
+  /** Namespaces' postings of asked terms kept in this process (ADR 0039): a namespace-wide lexical leg ranks here. */
+  keptPostings?: KeptPostings;
+}
+
+/** The lexical leg's rows, and whether they were ranked on kept postings (then a hit whose text is gone was purged since). */
+interface LexicalLeg {
+  rows: LexicalRow[];
+  kept: boolean;
 }
 
 /** Which namespaces a search covers: a list, or every namespace (an every-namespace token). */
@@ -74,6 +83,7 @@ export class SearchService {
   private readonly retentionDays: number;
   private readonly vectorDepth: (limit: number) => number;
   private readonly kept: KeptVectors | undefined;
+  private readonly keptPostings: KeptPostings | undefined;
 
   constructor(
     private readonly storage: Storage,
@@ -84,10 +94,18 @@ export class SearchService {
     this.retentionDays = lexical.retentionDays;
     this.vectorDepth = lexical.vectorDepth ?? hybridVectorDepth;
     this.kept = lexical.keptVectors;
+    this.keptPostings = lexical.keptPostings;
     this.statistics = new Bm25Statistics(storage, { maxAgeMs: lexical.statsMaxAgeMs, retentionDays: lexical.retentionDays });
   }
 
   async search(scope: NamespaceSet, agent: string, input: SearchTurnsRequest): Promise<SearchTurnsResponse> {
+    // A turn purged since kept postings were read has no text left: the copy is read again, and
+    // this search answers from the engine's postings.
+    return (await this.searchOnce(scope, agent, input, true)) ?? (await this.searchOnce(scope, agent, input, false))!;
+  }
+
+  /** One search; undefined when a BM25 hit ranked on kept postings turned out to be gone. */
+  private async searchOnce(scope: NamespaceSet, agent: string, input: SearchTurnsRequest, useKept: boolean): Promise<SearchTurnsResponse | undefined> {
     const settings = await this.settings.all();
     const mode: SearchMode = input.search_mode ?? settings.conversation_search_default_mode;
     const excerptChars = settings.conversation_search_excerpt_chars;
@@ -99,8 +117,9 @@ export class SearchService {
     const terms = queryTerms(input.query);
     if (terms.length === 0) return { hits: [], mode };
     if (mode === 'lexical') {
-      const rows = await this.lexicalSearch(scope, agent, input, terms, limit);
-      return { hits: await this.lexicalHits(rows, excerptChars), mode };
+      const leg = await this.lexicalSearch(scope, agent, input, terms, limit, useKept);
+      const hits = await this.lexicalHits(leg, excerptChars, limit);
+      return hits && { hits, mode };
     }
 
     const vectorFloor = Math.min(floor, HYBRID_VECTOR_FLOOR);
@@ -111,8 +130,12 @@ export class SearchService {
       if (!query) return undefined;
       return this.vectorSearch(scope, agent, input, { ...query, floor: vectorFloor, limit: this.vectorDepth(limit), excerptChars });
     };
-    const [vector, lexical] = await Promise.all([vectorLeg(), this.lexicalSearch(scope, agent, input, terms, fusionDepth(limit))]);
-    if (!vector) return { hits: await this.lexicalHits(lexical.slice(0, limit), excerptChars), mode: 'lexical' };
+    const [vector, leg] = await Promise.all([vectorLeg(), this.lexicalSearch(scope, agent, input, terms, fusionDepth(limit), useKept)]);
+    if (!vector) {
+      const hits = await this.lexicalHits(leg, excerptChars, limit);
+      return hits && { hits, mode: 'lexical' };
+    }
+    const lexical = leg.rows;
 
     const weight = input.lexical_weight ?? Defaults.searchLexicalWeight;
     const fused = convexFusion(
@@ -145,6 +168,9 @@ export class SearchService {
     const bare = ranked.filter(({ key }) => !lexicalRows.has(key) && !vectorRows.has(key)).map(({ row }) => row);
     const [lateTexts, excerpts] = await Promise.all([this.fullTexts(late), this.excerpts(bare, excerptChars)]);
     for (const [key, text] of lateTexts) texts.set(key, text);
+    // A BM25 hit only the kept postings vouch for, with no text left, was purged since they were read.
+    const gone = ranked.filter(({ key }) => lexicalRows.has(key) && !vectorRows.has(key) && !neighbours.rows.has(key) && !texts.has(key));
+    if (leg.kept && gone.length > 0) return this.forgetPurged(gone.map(({ row }) => row));
     const hits = ranked.map(({ key, score, row }) => {
       const lexicalRow = lexicalRows.get(key);
       const excerpt = lexicalRow
@@ -216,11 +242,20 @@ export class SearchService {
    * the namespaces' statistics (`Bm25Statistics`): cached ones are checked beside the scoring,
    * and when a write made them out of date, they are read again and the scoring re-runs.
    */
-  private async lexicalSearch(scope: NamespaceSet, agent: string, input: SearchTurnsRequest, terms: string[], limit: number): Promise<LexicalRow[]> {
+  private async lexicalSearch(scope: NamespaceSet, agent: string, input: SearchTurnsRequest, terms: string[], limit: number, useKept: boolean): Promise<LexicalLeg> {
+    // A namespace-wide search whose namespaces' postings are kept ranks here (ADR 0039).
+    const ranker = useKept && !scope.all ? await this.keptPostings?.ranker(scope.namespaces, terms, { k1: K1, b: B }) : undefined;
+    if (ranker) return { rows: ranker({ agent: agent === ALL_AGENTS ? undefined : agent, thread_id: input.thread_id, run_id: input.run_id, role: input.role }, limit), kept: true };
     const { parameters, current } = await this.statistics.lookup(scope, terms);
     const [rows, fresh] = await Promise.all([this.scoreLexical(scope, agent, input, terms, limit, parameters), current]);
-    if (fresh) return rows;
-    return this.scoreLexical(scope, agent, input, terms, limit, await this.statistics.refresh(scope, terms));
+    if (fresh) return { rows, kept: false };
+    return { rows: await this.scoreLexical(scope, agent, input, terms, limit, await this.statistics.refresh(scope, terms)), kept: false };
+  }
+
+  /** Reads the kept postings of the namespaces of purged hits again; the caller searches in the engine. */
+  private forgetPurged(rows: ReadonlyArray<{ namespace: string }>): undefined {
+    for (const ns of new Set(rows.map((r) => r.namespace))) this.keptPostings?.suspect(ns);
+    return undefined;
   }
 
   private async scoreLexical(scope: NamespaceSet, agent: string, input: SearchTurnsRequest, terms: string[], limit: number, stats: Bm25Parameters): Promise<LexicalRow[]> {
@@ -235,9 +270,15 @@ export class SearchService {
     return rows.map((r) => ({ ...r, score: Number(r.score) }));
   }
 
-  /** Lexical hits with the excerpt around each one's first matched term. */
-  private async lexicalHits(rows: LexicalRow[], chars: number): Promise<SearchHit[]> {
-    const texts = await this.fullTexts(rows);
+  /**
+   * The best `limit` lexical hits with the excerpt around each one's first matched term; undefined
+   * when kept postings ranked one whose text is gone (purged since they were read).
+   */
+  private async lexicalHits(leg: LexicalLeg, chars: number, limit: number): Promise<SearchHit[] | undefined> {
+    const texts = await this.fullTexts(leg.rows.slice(0, limit));
+    const rows = leg.rows.slice(0, limit);
+    const gone = rows.filter((row) => !texts.has(hitKey(row)));
+    if (leg.kept && gone.length > 0) return this.forgetPurged(gone);
     return rows.map((row) => toHit({ ...row, excerpt: matchExcerpt(texts.get(hitKey(row)), row.matched, chars) ?? '' }));
   }
 

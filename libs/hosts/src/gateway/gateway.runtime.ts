@@ -110,8 +110,10 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
       metrics,
       retentionDays: config.retention.days,
       keptVectors: config.search.keptVectors,
+      keptPostings: config.search.keptPostings,
     });
     metrics.reportKeptVectors(() => ({ rows: plane.keptVectors.held().rows, loading: plane.keptVectors.loading() }));
+    metrics.reportKeptPostings(() => plane.keptPostings.held());
     if (config.compaction.runsIn === 'service') {
       // The summarizer's call, then the summary's embed: the compactor's answer waits for both.
       plane.compaction = new RemoteCompaction(requests, config.llm.timeoutMs + config.embedRequestTimeoutMs + 5_000);
@@ -209,6 +211,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
         await titler?.stop();
         await deferredEmbeds?.stop();
         await plane.keptVectors.close();
+        await plane.keptPostings.close();
         await memory.close();
         await erasure.close();
         await tracker.close();

@@ -51,7 +51,7 @@ export interface LoomConfig {
   embedRequestTimeoutMs: number;
   conversation: { searchMinSimilarity: number; searchExcerptChars: number };
   /** Namespace-wide vector search (ADR 0038). */
-  search: { keptVectors: number };
+  search: { keptVectors: number; keptPostings: number };
   /** The model behind the titler (and later the summarizer and brief revisions). */
   llm: {
     provider: LlmProviderName;
@@ -156,6 +156,12 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
     default: '1000000',
     meaning:
       "embedding rows whose Int8 vectors the search process keeps in memory to rank a namespace-wide vector leg without scanning the engine (ADR 0038; about dimensions + 60 bytes each: 1,000,000 at 384 dimensions is about 450 MB); a namespace over it ranks in the engine; 0 keeps none",
+  },
+  {
+    name: 'LOOM_SEARCH_KEPT_POSTINGS',
+    default: '5000000',
+    meaning:
+      "postings (one per turn, plus one per turn and asked term) the search process keeps in memory to rank a namespace-wide lexical (BM25) leg without the engine (ADR 0039; roughly 100 bytes each: 5,000,000 is about 500 MB); the least recently asked terms are dropped to fit, and a namespace whose turns alone exceed it ranks in the engine; 0 keeps none",
   },
   { name: 'LOOM_RETENTION_CONVERSATIONS_DAYS', default: '0', meaning: 'opt-in TTL: transcript rows older than this many days (message time) leave the disk; 0 keeps them forever. Embedding rows have no TTL' },
   { name: 'LOOM_TIERING_CONVERSATIONS_WARM_DAYS', default: '0', meaning: "opt-in: transcript rows older than this many days move to the storage policy's volume named 'warm' (a ClickHouse server set up for it); 0 never" },
@@ -364,6 +370,7 @@ export function loadConfigSections<K extends ConfigSection>(
     embedRequestTimeoutMs: () => int('LOOM_EMBED_REQUEST_TIMEOUT_MS', 15_000, 50, 600_000),
     search: () => ({
       keptVectors: int('LOOM_SEARCH_KEPT_VECTORS', 1_000_000, 0, 100_000_000),
+      keptPostings: int('LOOM_SEARCH_KEPT_POSTINGS', 5_000_000, 0, 1_000_000_000),
     }),
     conversation: () => ({
       searchMinSimilarity: num('LOOM_CONVERSATION_SEARCH_MIN_SIMILARITY', 0.3, 0, 1),

@@ -36,6 +36,7 @@ export class LoomMetrics {
   readonly storageMergesRunning: Gauge<string>;
   readonly searchKeptVectors: Gauge<string>;
   readonly searchKeptLoading: Gauge<string>;
+  readonly searchKeptPostings: Gauge<string>;
   readonly titlerOutcomes: Counter<'outcome'>;
   readonly jobOutcomes: Counter<'kind' | 'outcome'>;
   readonly savedOutcomes: Counter<'op' | 'outcome'>;
@@ -44,6 +45,7 @@ export class LoomMetrics {
   readonly llmCost: Counter<'purpose' | 'model'>;
   private storageProbe: (() => Promise<StorageHealth>) | undefined;
   private keptProbe: (() => { rows: number; loading: number }) | undefined;
+  private postingsProbe: (() => { postings: number }) | undefined;
   private embedderProbe: (() => EmbedderLoad) | undefined;
   private lastHealth: Promise<StorageHealth | undefined> | undefined;
 
@@ -222,6 +224,21 @@ export class LoomMetrics {
         if (kept) this.set(kept.loading);
       },
     });
+    const readPostings = () => this.postingsProbe?.();
+    this.searchKeptPostings = new Gauge({
+      name: 'loom_search_kept_postings',
+      help: 'Postings (turn headers and postings of asked terms) search keeps in memory to rank namespace-wide lexical legs (ADR 0039; LOOM_SEARCH_KEPT_POSTINGS bounds it)',
+      registers: [this.registry],
+      collect() {
+        const held = readPostings();
+        if (held) this.set(held.postings);
+      },
+    });
+  }
+
+  /** Lets /metrics report the postings search keeps in memory (the gateway wires its KeptPostings here). */
+  reportKeptPostings(probe: () => { postings: number }): void {
+    this.postingsProbe = probe;
   }
 
   /** Lets /metrics report the vectors search keeps in memory (the gateway wires its KeptVectors here). */

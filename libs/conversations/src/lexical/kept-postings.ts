@@ -1,0 +1,642 @@
+import type { Storage } from '@loom/clickhouse';
+import type { TurnRole } from '@loom/contracts';
+import type { Logger } from '@loom/platform';
+
+/**
+ * The postings of a namespace's asked terms, kept in this process so that the lexical (BM25)
+ * leg ranks here (ADR 0039) instead of in the engine, where it cost a statistics check and a
+ * scoring statement on every search.
+ *
+ * What is kept, per namespace: every header posting (term '', one per version of a turn's
+ * embedding row: its liveness, filters, time and length in terms), read in full in the
+ * background on the namespace's first search; and the postings of each term a search asked,
+ * read on first ask. Of each turn only its latest version read is held. No text.
+ *
+ * Why it stays correct:
+ * - A turn counts, and a posting of it scores, only at its latest header version: a tombstone,
+ *   thread delete, compaction, erasure or hand-over writes a new version of the turn's embedding
+ *   row, hence of its header and every posting, as the engine's FINAL resolves them.
+ * - A copy can only miss rows written since it was read: every search first reads, for the
+ *   header and the query's terms, the postings whose version is above the wall-clock time of that
+ *   term's previous read less `marginMicros` (as `KeptVectors`), and a term never asked is read in
+ *   full in the same statement. So a search sees every write acknowledged before it.
+ * - A row landing later than the margin allows (a write-behind replay) is found by the count
+ *   backstop off the request path, which reads the copy again.
+ * - A purge or the retention TTL's merge removes rows without a version: the retention TTL is
+ *   applied here on each posting's time; a purged turn is dropped from answers by the caller,
+ *   whose read of the hits' texts finds nothing for it (`suspect`, which also reads the copy
+ *   again).
+ * Scores are BM25 over every live posting of a term (the engine statement keeps the best
+ * `POSTINGS_PER_TERM` of each), so they equal the engine's where a term has fewer postings.
+ */
+export interface KeptPostingsOptions {
+  /** At most how many postings (headers included) all kept namespaces hold together; 0 keeps none. */
+  maxPostings: number;
+  /** Header rows per statement of a full read. */
+  page: number;
+  /** How far below a term's previous read a catch-up starts (µs). */
+  marginMicros: number;
+  /** How often (at most) a copy's header rows are counted in the engine (the late-row backstop). */
+  countEveryMs: number;
+  /** A copy that changed since it was read is read again in the background after this long (sheds superseded state). */
+  reloadAfterMs: number;
+  /** LOOM_RETENTION_CONVERSATIONS_DAYS (0: forever): postings of expired turns neither score nor count. */
+  retentionDays: number;
+  now?: () => number;
+  logger?: Logger | undefined;
+}
+
+export const DEFAULT_KEPT_POSTINGS: KeptPostingsOptions = {
+  maxPostings: 5_000_000,
+  page: 20_000,
+  marginMicros: 10_000_000,
+  countEveryMs: 30_000,
+  reloadAfterMs: 10 * 60_000,
+  retentionDays: 0,
+};
+
+/** One posting as read. */
+interface PostingRow {
+  namespace: string;
+  term: string;
+  thread_id: string;
+  msg_id: string;
+  tf: number;
+  doc_len: number;
+  agent: string;
+  role: TurnRole;
+  run_id: string;
+  user_id: string;
+  ts: string;
+  deleted: boolean | number;
+  v: string;
+}
+
+/** A turn's latest header version held. */
+interface Turn {
+  thread_id: string;
+  msg_id: string;
+  version: number;
+  deleted: boolean;
+  agent: string;
+  role: TurnRole;
+  run_id: string;
+  user_id: string;
+  ts: string;
+  /** `ts` as ms since epoch, for the retention TTL. */
+  at: number;
+  len: number;
+}
+
+/** A term's posting of a turn at one version. */
+interface Posting {
+  version: number;
+  tf: number;
+}
+
+/** The filters of a lexical search, applied to a turn's latest version. */
+export interface KeptLexicalFilters {
+  agent?: string | undefined;
+  thread_id?: string | undefined;
+  run_id?: string | undefined;
+  role?: string | undefined;
+}
+
+/** A BM25 hit ranked here, in the shape the engine statement returns. */
+export interface KeptLexicalRow {
+  namespace: string;
+  thread_id: string;
+  msg_id: string;
+  agent: string;
+  role: TurnRole;
+  run_id: string;
+  user_id: string;
+  ts: string;
+  score: number;
+  matched: string[];
+}
+
+export interface Bm25Shape {
+  k1: number;
+  b: number;
+}
+
+/** A header posting's columns (term ''), as the full read takes them from conversation_terms. */
+const HEADER_COLUMNS = "namespace, term, thread_id, msg_id, tf, doc_len, agent, role, run_id, user_id, toString(ts) AS ts, deleted, toString(version) AS v";
+
+/** An embedding row of a catch-up: its header posting's columns and its terms (conversation_terms_writer makes its postings of them). */
+const SOURCE_COLUMNS = "namespace, thread_id, msg_id, lex_len AS doc_len, agent, role, run_id, user_id, toString(ts) AS ts, deleted, toString(version) AS v, lex_terms AS terms, lex_tfs AS tfs";
+
+/** An embedding row as a catch-up reads it. */
+type SourceRow = Omit<PostingRow, 'term' | 'tf'> & { terms: string[]; tfs: number[] };
+
+/** A posting of a term read in full: only what its header does not say. */
+interface TermRow {
+  namespace: string;
+  term: string;
+  thread_id: string;
+  msg_id: string;
+  tf: number;
+  v: string;
+}
+
+const turnKey = (thread: string, msg: string): string => `${thread.length}:${thread}${msg.length}:${msg}`;
+
+class Corpus {
+  /** Each turn's slot in `turnList` (postings name turns by slot: integer keys rank several times faster). */
+  readonly slots = new Map<string, number>();
+  /** Turns by slot; one whose header has not been read yet has version -1 and never scores. */
+  readonly turnList: Turn[] = [];
+  readonly terms = new Map<string, Map<number, Posting>>();
+  /** Wall-clock µs at which the last read of the copy's rows began (the full read's, then each catch-up's). */
+  caughtUpAt: number;
+  /** key@version of header rows a catch-up can return again (within the margin), so each row is counted once. */
+  private recent = new Map<string, number>();
+  /** The version of every header row read (each once), against the engine's count for the backstop. */
+  readonly headerVersions: number[] = [];
+  /** Live turns and their total length, while no header changed (unused under the retention TTL, which moves with the clock). */
+  totals: { docs: number; length: number } | undefined;
+  postings = 0;
+  readAt: number;
+  changed = false;
+  countedAt: number;
+
+  constructor(
+    readonly namespace: string,
+    now: number,
+    private readonly marginMicros: number,
+  ) {
+    this.readAt = now;
+    this.countedAt = now;
+    this.caughtUpAt = now * 1000;
+  }
+
+  /** Versions at or below this were all read by an earlier read of this copy. */
+  since(): number {
+    return Math.max(0, this.caughtUpAt - this.marginMicros);
+  }
+
+  /** Applies a catch-up that began at `at` (µs): each row's header posting and its postings of held terms. */
+  catchUp(rows: readonly SourceRow[], at: number): number {
+    let changed = this.apply(rows.map((r) => ({ ...r, term: '', tf: r.doc_len })), at);
+    for (const row of rows) {
+      const key = turnKey(row.thread_id, row.msg_id);
+      const version = Number(row.v);
+      for (let i = 0; i < row.terms.length; i += 1) {
+        const postings = this.terms.get(row.terms[i]!);
+        if (postings && this.put(postings, key, version, Number(row.tfs[i]))) changed += 1;
+      }
+    }
+    this.caughtUpAt = Math.max(this.caughtUpAt, at);
+    const since = this.since();
+    for (const [k, v] of this.recent) if (v <= since) this.recent.delete(k);
+    return changed;
+  }
+
+  /** Holds a term read in full (every posting, every version). */
+  addTerm(term: string, rows: readonly TermRow[]): void {
+    const postings = this.terms.get(term) ?? new Map<number, Posting>();
+    this.terms.set(term, postings);
+    for (const row of rows) this.put(postings, turnKey(row.thread_id, row.msg_id), Number(row.v), Number(row.tf));
+  }
+
+  private put(postings: Map<number, Posting>, key: string, version: number, tf: number): boolean {
+    const slot = this.slotOf(key);
+    const held = postings.get(slot);
+    if (held && held.version >= version) return false;
+    if (!held) this.postings += 1;
+    postings.set(slot, { version, tf });
+    return true;
+  }
+
+  private slotOf(key: string, thread = '', msg = ''): number {
+    let slot = this.slots.get(key);
+    if (slot === undefined) {
+      slot = this.turnList.length;
+      this.slots.set(key, slot);
+      this.turnList.push({ thread_id: thread, msg_id: msg, version: -1, deleted: true, agent: '', role: 'user', run_id: '', user_id: '', ts: '', at: 0, len: 0 });
+    }
+    return slot;
+  }
+
+  /** Applies header rows of a read that began at `at` (µs); returns how many changed the copy. */
+  apply(rows: readonly PostingRow[], at: number): number {
+    let changed = 0;
+    for (const row of rows) {
+      const version = Number(row.v);
+      const key = turnKey(row.thread_id, row.msg_id);
+      const recentKey = `${key}${row.v}`;
+      if (this.recent.has(recentKey)) continue;
+      // Only a row within the margin of this read can come back in the next catch-up.
+      if (version > at - this.marginMicros) this.recent.set(recentKey, version);
+      const slot = this.slotOf(key, row.thread_id, row.msg_id);
+      const held = this.turnList[slot]!.version < 0 ? undefined : this.turnList[slot];
+      // The same version again (a catch-up re-reading after a term's read) was counted already.
+      if (held?.version !== version) this.headerVersions.push(version);
+      if (held && held.version >= version) continue;
+      if (!held) this.postings += 1;
+      this.turnList[slot] = {
+        thread_id: row.thread_id,
+        msg_id: row.msg_id,
+        version,
+        deleted: Boolean(Number(row.deleted)),
+        agent: row.agent,
+        role: row.role,
+        run_id: row.run_id,
+        user_id: row.user_id,
+        ts: row.ts,
+        at: Date.parse(`${row.ts.replace(' ', 'T')}Z`),
+        len: Number(row.doc_len),
+      };
+      this.totals = undefined;
+      changed += 1;
+    }
+    return changed;
+  }
+
+  dropTerm(term: string): void {
+    const postings = this.terms.get(term);
+    if (!postings) return;
+    this.postings -= postings.size;
+    this.terms.delete(term);
+  }
+}
+
+/** Ranks a search's terms over the kept postings of its namespaces; see `KeptPostings.ranker`. */
+export type KeptLexicalRanker = (filters: KeptLexicalFilters, limit: number) => KeptLexicalRow[];
+
+export class KeptPostings {
+  private readonly corpora = new Map<string, Corpus>();
+  private readonly loads = new Map<string, Promise<void>>();
+  private readonly checks = new Set<Promise<void>>();
+  /** Background reads of newly asked terms, by (namespaces, terms). */
+  private readonly termReads = new Map<string, Promise<void>>();
+  /** Terms by last use, across corpora: the budget drops the oldest first. */
+  private readonly termUse = new Map<string, { corpus: Corpus; term: string }>();
+  private readonly refused = new Map<string, number>();
+  private readonly options: KeptPostingsOptions;
+  private readonly now: () => number;
+  private closed = false;
+
+  constructor(
+    private readonly storage: Storage,
+    options: Partial<KeptPostingsOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_KEPT_POSTINGS, ...options };
+    this.now = this.options.now ?? Date.now;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.settled();
+    this.corpora.clear();
+    this.termUse.clear();
+  }
+
+  loading(): number {
+    return this.loads.size;
+  }
+
+  holds(namespace: string): boolean {
+    return this.corpora.has(namespace);
+  }
+
+  /** Postings held by all copies (headers included), and how many copies. */
+  held(): { namespaces: number; postings: number } {
+    let postings = 0;
+    for (const c of this.corpora.values()) postings += c.postings;
+    return { namespaces: this.corpora.size, postings };
+  }
+
+  async settled(): Promise<void> {
+    while (this.loads.size > 0 || this.checks.size > 0 || this.termReads.size > 0) await Promise.allSettled([...this.loads.values(), ...this.checks, ...this.termReads.values()]);
+  }
+
+  /** A hit of this namespace was found gone (purged): the copy is read again in the background. */
+  suspect(namespace: string): void {
+    const corpus = this.corpora.get(namespace);
+    if (!corpus) return;
+    this.drop(corpus);
+    this.startLoad(namespace);
+  }
+
+  /**
+   * A BM25 ranker of `terms` over the kept postings of `namespaces`, brought up to date first
+   * (one statement: the header's and the terms' rows since their last read, a new term's all),
+   * or undefined when a namespace is not kept (yet): the caller ranks in the engine, and a full
+   * read of the missing ones starts in the background.
+   */
+  async ranker(namespaces: readonly string[], terms: readonly string[], bm25: Bm25Shape): Promise<KeptLexicalRanker | undefined> {
+    if (this.options.maxPostings <= 0 || namespaces.length === 0) return undefined;
+    const corpora: Corpus[] = [];
+    for (const ns of namespaces) {
+      const corpus = this.corpora.get(ns);
+      if (!corpus) {
+        this.startLoad(ns);
+        continue;
+      }
+      this.corpora.delete(ns);
+      this.corpora.set(ns, corpus);
+      corpora.push(corpus);
+    }
+    if (corpora.length < namespaces.length) return undefined;
+    const asked = [...new Set(terms)];
+    await this.catchUp(corpora, asked);
+    // A term not held yet (being read), or dropped by the budget: the engine ranks this search.
+    if (!corpora.every((c) => this.corpora.get(c.namespace) === c && asked.every((t) => c.terms.has(t)))) return undefined;
+    const retentionMs = this.options.retentionDays > 0 ? Math.floor(this.options.retentionDays) * 86_400_000 : 0;
+    const now = this.now();
+    return (filters, limit) => rank(corpora, asked, filters, limit, bm25, retentionMs > 0 ? (at) => at + retentionMs > now : undefined);
+  }
+
+  /**
+   * Brings the copies up to date: the embedding rows written since each was read (their header
+   * and their postings of held terms, as conversation_terms_writer derives them), then every
+   * posting of each asked term a copy does not hold yet.
+   */
+  private async catchUp(corpora: readonly Corpus[], terms: readonly string[]): Promise<void> {
+    const at = this.now() * 1000;
+    const rows = await this.storage.query<SourceRow>(
+      `SELECT ${SOURCE_COLUMNS} FROM ${this.storage.tables.conversationEmbeddings}
+         WHERE namespace IN {kp_ns:Array(String)} AND version > {kp_since:UInt64} AND lex_len > 0`,
+      { kp_ns: corpora.map((c) => c.namespace), kp_since: Math.min(...corpora.map((c) => c.since())) },
+    );
+    const byNamespace = new Map<string, SourceRow[]>();
+    for (const row of rows) {
+      const list = byNamespace.get(row.namespace);
+      if (list) list.push(row);
+      else byNamespace.set(row.namespace, [row]);
+    }
+    for (const corpus of corpora) {
+      // One statement serves copies read at different times: each takes only what it has not read.
+      const since = corpus.since();
+      if (corpus.catchUp((byNamespace.get(corpus.namespace) ?? []).filter((r) => Number(r.v) > since), at) > 0) corpus.changed = true;
+    }
+    // A term a copy does not hold yet is read in the background: every posting of a common term
+    // is tens of thousands of rows, longer to read than the engine takes to rank this search.
+    const missing = corpora.filter((c) => terms.some((t) => !c.terms.has(t)));
+    if (missing.length > 0) this.startTermRead(missing, terms.filter((t) => missing.some((c) => !c.terms.has(t))));
+    for (const corpus of corpora) {
+      for (const t of terms) {
+        if (!corpus.terms.has(t)) continue;
+        const k = JSON.stringify([corpus.namespace, t]);
+        this.termUse.delete(k);
+        this.termUse.set(k, { corpus, term: t });
+      }
+      if (corpus.changed && this.now() - corpus.readAt > this.options.reloadAfterMs) {
+        corpus.readAt = this.now();
+        this.startLoad(corpus.namespace);
+      }
+    }
+    this.fitBudget();
+    this.checkCounts(corpora);
+  }
+
+  /** Reads every posting of `terms` into the copies lacking them, off the request path. */
+  private startTermRead(corpora: readonly Corpus[], terms: readonly string[]): void {
+    const key = JSON.stringify([corpora.map((c) => c.namespace), terms]);
+    if (this.closed || this.termReads.has(key)) return;
+    const at = this.now() * 1000;
+    const read = this.storage
+      .query<TermRow>(
+        `SELECT namespace, term, thread_id, msg_id, tf, toString(version) AS v FROM ${this.storage.tables.conversationTerms}
+           WHERE namespace IN {kp_ns:Array(String)} AND term IN {kp_terms:Array(String)}`,
+        { kp_ns: corpora.map((c) => c.namespace), kp_terms: terms },
+      )
+      .then((postings) => {
+        const grouped = new Map<string, TermRow[]>();
+        for (const p of postings) {
+          const k = JSON.stringify([p.namespace, p.term]);
+          const list = grouped.get(k);
+          if (list) list.push(p);
+          else grouped.set(k, [p]);
+        }
+        for (const corpus of corpora) {
+          // A copy read again meanwhile is not this one: it reads the terms when asked.
+          if (this.corpora.get(corpus.namespace) !== corpus) continue;
+          for (const term of terms) {
+            if (corpus.terms.has(term)) continue;
+            corpus.addTerm(term, grouped.get(JSON.stringify([corpus.namespace, term])) ?? []);
+            const k = JSON.stringify([corpus.namespace, term]);
+            this.termUse.delete(k);
+            this.termUse.set(k, { corpus, term });
+            // Catch-ups since the read began skipped this term's new postings: the next one reads from then again.
+            corpus.caughtUpAt = Math.min(corpus.caughtUpAt, at);
+          }
+        }
+        this.fitBudget();
+      })
+      .catch((error: unknown) => this.options.logger?.warn({ err: error }, 'reading postings of search terms failed; lexical search ranks them in the engine and the next one tries again'))
+      .finally(() => this.termReads.delete(key));
+    this.termReads.set(key, read);
+  }
+
+  /** Drops the least recently asked terms (then whole copies) until the held postings fit. */
+  private fitBudget(): void {
+    let held = this.held().postings;
+    for (const [k, { corpus, term }] of this.termUse) {
+      if (held <= this.options.maxPostings) return;
+      this.termUse.delete(k);
+      const size = corpus.terms.get(term)?.size ?? 0;
+      corpus.dropTerm(term);
+      held -= size;
+    }
+    for (const corpus of [...this.corpora.values()]) {
+      if (held <= this.options.maxPostings) return;
+      this.drop(corpus);
+      held -= corpus.postings;
+    }
+  }
+
+  /**
+   * The late-row backstop, off the request path: the engine's header rows at or below a copy's
+   * catch-up point (no catch-up will read them again) against those the copy read; more there
+   * means a row landed later than the margin allowed, and the copy is read again. Merges only
+   * lower the engine's count.
+   */
+  private checkCounts(corpora: readonly Corpus[]): void {
+    const due = corpora.filter((c) => this.now() - c.countedAt >= this.options.countEveryMs);
+    if (due.length === 0 || this.closed) return;
+    for (const c of due) c.countedAt = this.now();
+    const upTo = due.map((c) => c.since());
+    const check = this.storage
+      .query<{ namespace: string; n: string }>(
+        `SELECT namespace, toString(count()) AS n FROM ${this.storage.tables.conversationTerms}
+           WHERE namespace IN {kp_ns:Array(String)} AND term = ''
+             AND version <= arrayElement({kp_upto:Array(UInt64)}, indexOf({kp_ns:Array(String)}, namespace))
+           GROUP BY namespace`,
+        { kp_ns: due.map((c) => c.namespace), kp_upto: upTo },
+      )
+      .then((rows) => {
+        const counts = new Map(rows.map((r) => [r.namespace, Number(r.n)]));
+        for (const [i, corpus] of due.entries()) {
+          let read = 0;
+          for (const v of corpus.headerVersions) if (v <= upTo[i]!) read += 1;
+          if ((counts.get(corpus.namespace) ?? 0) <= read) continue;
+          this.drop(corpus);
+          this.startLoad(corpus.namespace);
+        }
+      })
+      .catch(() => undefined)
+      .finally(() => this.checks.delete(check));
+    this.checks.add(check);
+  }
+
+  private drop(corpus: Corpus): void {
+    if (this.corpora.get(corpus.namespace) === corpus) this.corpora.delete(corpus.namespace);
+    for (const [k, use] of this.termUse) if (use.corpus === corpus) this.termUse.delete(k);
+  }
+
+  private startLoad(namespace: string): void {
+    if (this.closed || this.loads.has(namespace) || (this.refused.get(namespace) ?? 0) > this.now()) return;
+    const started = this.now();
+    const load = this.load(namespace)
+      .then((corpus) => {
+        const log = this.options.logger;
+        if (this.closed) return;
+        if (!corpus) {
+          log?.warn({ namespace, max_postings: this.options.maxPostings }, 'namespace has more turns than the kept postings budget: its lexical search ranks in the engine');
+          return;
+        }
+        const old = this.corpora.get(namespace);
+        if (old) this.drop(old);
+        this.corpora.set(namespace, corpus);
+        this.fitBudget();
+        log?.info({ namespace, turns: corpus.slots.size, ms: this.now() - started }, 'search keeps the namespace postings in memory');
+      })
+      .catch((error: unknown) => this.options.logger?.warn({ err: error, namespace }, 'reading namespace postings for search failed; lexical search ranks in the engine and the next one tries again'))
+      .finally(() => this.loads.delete(namespace));
+    this.loads.set(namespace, load);
+  }
+
+  /** Reads a namespace's header postings in pages; undefined when they alone exceed the budget. */
+  private async load(namespace: string): Promise<Corpus | undefined> {
+    const table = this.storage.tables.conversationTerms;
+    const at = this.now() * 1000;
+    const corpus = new Corpus(namespace, this.now(), this.options.marginMicros);
+    const [head] = await this.storage.query<{ n: string }>(`SELECT toString(count()) AS n FROM ${table} WHERE namespace = {kp_ns:String} AND term = ''`, { kp_ns: namespace });
+    if (Number(head?.n ?? 0) > this.options.maxPostings) {
+      this.refused.set(namespace, this.now() + this.options.reloadAfterMs);
+      return undefined;
+    }
+    const rows: PostingRow[] = [];
+    let after: PostingRow | undefined;
+    for (;;) {
+      if (this.closed) return undefined;
+      const page = await this.storage.query<PostingRow>(
+        `SELECT ${HEADER_COLUMNS} FROM ${table}
+           WHERE namespace = {kp_ns:String} AND term = ''
+             ${after ? 'AND (thread_id, msg_id, version) > ({kp_thread:String}, {kp_msg:String}, {kp_version:UInt64})' : ''}
+           ORDER BY thread_id, msg_id, version
+           LIMIT {kp_page:UInt32}`,
+        { kp_ns: namespace, kp_page: this.options.page, ...(after ? { kp_thread: after.thread_id, kp_msg: after.msg_id, kp_version: after.v } : {}) },
+      );
+      rows.push(...page);
+      if (page.length < this.options.page) break;
+      after = page[page.length - 1];
+    }
+    corpus.apply(rows, at);
+    corpus.caughtUpAt = at;
+    return corpus;
+  }
+}
+
+/** Live turns of a copy and their total length (cached while no header changes and no retention TTL applies). */
+function totals(corpus: Corpus, fresh: ((at: number) => boolean) | undefined): { docs: number; length: number } {
+  if (!fresh && corpus.totals) return corpus.totals;
+  let docs = 0;
+  let length = 0;
+  for (const turn of corpus.turnList) {
+    if (turn.deleted || (fresh && !fresh(turn.at))) continue;
+    docs += 1;
+    length += turn.len;
+  }
+  if (!fresh) corpus.totals = { docs, length };
+  return { docs, length };
+}
+
+/** Bytewise order of two strings, as the engine compares String values. */
+function compareBytes(a: string, b: string): number {
+  return a === b ? 0 : Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/**
+ * BM25 as `bm25ScoringStatement` scores it: per namespace, idf from the live turns holding the
+ * term among all live turns, k1/b with the namespace's mean length; a posting counts only at its
+ * turn's latest version, the filters apply to that version. Ordered by score, then time
+ * (newest first), then namespace, thread and id.
+ */
+function rank(corpora: readonly Corpus[], terms: readonly string[], filters: KeptLexicalFilters, limit: number, { k1, b }: Bm25Shape, fresh: ((at: number) => boolean) | undefined): KeptLexicalRow[] {
+  const top = new TopHits(limit);
+  for (const corpus of corpora) {
+    const { docs, length } = totals(corpus, fresh);
+    if (docs === 0) continue;
+    const avgdl = length / docs;
+    const list = corpus.turnList;
+    const scores = new Float64Array(list.length);
+    const matched: Array<string[] | undefined> = new Array(list.length);
+    const touched: number[] = [];
+    for (const term of terms) {
+      const postings = corpus.terms.get(term);
+      if (!postings || postings.size === 0) continue;
+      const live: number[] = [];
+      const tfs: number[] = [];
+      for (const [slot, posting] of postings) {
+        const turn = list[slot]!;
+        if (turn.deleted || turn.version !== posting.version || (fresh && !fresh(turn.at))) continue;
+        live.push(slot);
+        tfs.push(posting.tf);
+      }
+      const df = live.length;
+      const idf = Math.log(1 + (docs - df + 0.5) / (df + 0.5));
+      for (let i = 0; i < live.length; i += 1) {
+        const slot = live[i]!;
+        const turn = list[slot]!;
+        if ((filters.agent !== undefined && turn.agent !== filters.agent) || (filters.thread_id !== undefined && turn.thread_id !== filters.thread_id) || (filters.run_id !== undefined && turn.run_id !== filters.run_id) || (filters.role !== undefined && turn.role !== filters.role)) continue;
+        const tf = tfs[i]!;
+        const weight = (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * turn.len) / avgdl));
+        const terms = matched[slot];
+        if (terms) {
+          scores[slot] = scores[slot]! + weight;
+          terms.push(term);
+        } else {
+          scores[slot] = weight;
+          matched[slot] = [term];
+          touched.push(slot);
+        }
+      }
+    }
+    for (const slot of touched) {
+      const turn = list[slot]!;
+      if (!top.admits(scores[slot]!, turn.ts)) continue;
+      top.add({ namespace: corpus.namespace, thread_id: turn.thread_id, msg_id: turn.msg_id, agent: turn.agent, role: turn.role, run_id: turn.run_id, user_id: turn.user_id, ts: turn.ts, score: scores[slot]!, matched: matched[slot]! });
+    }
+  }
+  return top.rows;
+}
+
+/** The order of the engine statement: score, then time (newest first), then namespace, thread and id (bytewise). */
+function before(x: KeptLexicalRow, y: KeptLexicalRow): number {
+  return y.score - x.score || (x.ts < y.ts ? 1 : x.ts > y.ts ? -1 : 0) || compareBytes(x.namespace, y.namespace) || compareBytes(x.thread_id, y.thread_id) || compareBytes(x.msg_id, y.msg_id);
+}
+
+/** The best `size` rows in the statement's order: most of a common term's turns are refused by score alone. */
+class TopHits {
+  readonly rows: KeptLexicalRow[] = [];
+
+  constructor(private readonly size: number) {}
+
+  admits(score: number, ts: string): boolean {
+    if (this.rows.length < this.size) return true;
+    if (this.size === 0) return false;
+    const last = this.rows[this.rows.length - 1]!;
+    return score > last.score || (score === last.score && ts >= last.ts);
+  }
+
+  add(row: KeptLexicalRow): void {
+    let at = this.rows.length;
+    while (at > 0 && before(row, this.rows[at - 1]!) < 0) at -= 1;
+    this.rows.splice(at, 0, row);
+    if (this.rows.length > this.size) this.rows.pop();
+  }
+}
