@@ -235,10 +235,10 @@ describe('KeptPostings catch-up and budget [ADR 0039]', () => {
       { ns },
     );
     const stale = await k.ranker([ns], billing, BM25);
-    expect(stale?.({}, 10).map((r) => r.msg_id).sort()).toEqual(['m0']);
+    expect(stale?.rank({}, 10).map((r) => r.msg_id).sort()).toEqual(['m0']);
     await k.settled();
     const reread = await rankerOf(k, ns, billing);
-    expect(reread({}, 10).map((r) => r.msg_id)).toEqual(expect.arrayContaining(['m0', 'late']));
+    expect(reread.rank({}, 10).map((r) => r.msg_id)).toEqual(expect.arrayContaining(['m0', 'late']));
     await k.close();
   });
 
@@ -252,12 +252,12 @@ describe('KeptPostings catch-up and budget [ADR 0039]', () => {
     await rankerOf(k, ns, deployment);
     expect(k.held()).toEqual({ namespaces: 1, postings: 16 });
     const ranker = await rankerOf(k, ns, cache);
-    expect(ranker({}, 10).map((r) => r.msg_id).sort()).toEqual(['m10', 'm4']);
+    expect(ranker.rank({}, 10).map((r) => r.msg_id).sort()).toEqual(['m10', 'm4']);
     expect(k.held().postings).toBeLessThanOrEqual(16);
     // "billing" was asked least recently: dropped, and read again when asked.
     expect(await k.ranker([ns], billing, BM25)).toBeUndefined();
     const again = await rankerOf(k, ns, billing);
-    expect(again({}, 10).map((r) => r.msg_id).sort()).toEqual(['m0', 'm6']);
+    expect(again.rank({}, 10).map((r) => r.msg_id).sort()).toEqual(['m0', 'm6']);
     expect(k.held().postings).toBeLessThanOrEqual(16);
     const big = uniqueNamespace();
     await seed(big, 17);

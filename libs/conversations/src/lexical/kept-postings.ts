@@ -121,8 +121,12 @@ export interface Bm25Shape {
   b: number;
 }
 
-/** A header posting's columns (term ''), as the full read takes them from conversation_terms. */
-const HEADER_COLUMNS = "namespace, term, thread_id, msg_id, tf, doc_len, agent, role, run_id, user_id, toString(ts) AS ts, deleted, toString(version) AS v";
+/**
+ * A turn's columns as the full read takes them from its embedding rows: what its header posting
+ * holds (a row with no terms, lex_len 0, has no header there but is still a turn the search may
+ * return, hence a neighbour). `ts` is aliased: no statement here filters on it.
+ */
+const HEADER_COLUMNS = "namespace, '' AS term, thread_id, msg_id, lex_len AS tf, lex_len AS doc_len, agent, role, run_id, user_id, toString(ts) AS ts, deleted, toString(version) AS v";
 
 /** An embedding row of a catch-up: its header posting's columns and its terms (conversation_terms_writer makes its postings of them). */
 const SOURCE_COLUMNS = "namespace, thread_id, msg_id, lex_len AS doc_len, agent, role, run_id, user_id, toString(ts) AS ts, deleted, toString(version) AS v, lex_terms AS terms, lex_tfs AS tfs";
@@ -148,6 +152,8 @@ class Corpus {
   /** Turns by slot; one whose header has not been read yet has version -1 and never scores. */
   readonly turnList: Turn[] = [];
   readonly terms = new Map<string, Map<number, Posting>>();
+  /** The slots of each thread's turns whose row was read (for neighbours). */
+  readonly threadSlots = new Map<string, number[]>();
   /** Wall-clock µs at which the last read of the copy's rows began (the full read's, then each catch-up's). */
   caughtUpAt: number;
   /** key@version of header rows a catch-up can return again (within the margin), so each row is counted once. */
@@ -231,6 +237,11 @@ class Corpus {
       if (version > at - this.marginMicros) this.recent.set(recentKey, version);
       const slot = this.slotOf(key, row.thread_id, row.msg_id);
       const held = this.turnList[slot]!.version < 0 ? undefined : this.turnList[slot];
+      if (!held) {
+        const slots = this.threadSlots.get(row.thread_id);
+        if (slots) slots.push(slot);
+        else this.threadSlots.set(row.thread_id, [slot]);
+      }
       // The same version again (a catch-up re-reading after a term's read) was counted already.
       if (held?.version !== version) this.headerVersions.push(version);
       if (held && held.version >= version) continue;
@@ -262,8 +273,18 @@ class Corpus {
   }
 }
 
+/** A turn next to a hit in its thread, and the hit. */
+export interface KeptNeighbour {
+  hit: { namespace: string; thread_id: string; msg_id: string };
+  turn: Omit<KeptLexicalRow, 'score' | 'matched'>;
+}
+
 /** Ranks a search's terms over the kept postings of its namespaces; see `KeptPostings.ranker`. */
-export type KeptLexicalRanker = (filters: KeptLexicalFilters, limit: number) => KeptLexicalRow[];
+export interface KeptLexicalRanker {
+  rank(filters: KeptLexicalFilters, limit: number): KeptLexicalRow[];
+  /** The turns on either side of each hit in its thread among those the search may return, as `neighbourStatement` finds them. */
+  neighbours(hits: ReadonlyArray<{ namespace: string; thread_id: string; msg_id: string }>, filters: KeptLexicalFilters): KeptNeighbour[];
+}
 
 export class KeptPostings {
   private readonly corpora = new Map<string, Corpus>();
@@ -346,7 +367,11 @@ export class KeptPostings {
     if (!corpora.every((c) => this.corpora.get(c.namespace) === c && asked.every((t) => c.terms.has(t)))) return undefined;
     const retentionMs = this.options.retentionDays > 0 ? Math.floor(this.options.retentionDays) * 86_400_000 : 0;
     const now = this.now();
-    return (filters, limit) => rank(corpora, asked, filters, limit, bm25, retentionMs > 0 ? (at) => at + retentionMs > now : undefined);
+    const fresh = retentionMs > 0 ? (at: number) => at + retentionMs > now : undefined;
+    return {
+      rank: (filters, limit) => rank(corpora, asked, filters, limit, bm25, fresh),
+      neighbours: (hits, filters) => neighbours(corpora, hits, filters),
+    };
   }
 
   /**
@@ -358,7 +383,7 @@ export class KeptPostings {
     const at = this.now() * 1000;
     const rows = await this.storage.query<SourceRow>(
       `SELECT ${SOURCE_COLUMNS} FROM ${this.storage.tables.conversationEmbeddings}
-         WHERE namespace IN {kp_ns:Array(String)} AND version > {kp_since:UInt64} AND lex_len > 0`,
+         WHERE namespace IN {kp_ns:Array(String)} AND version > {kp_since:UInt64}`,
       { kp_ns: corpora.map((c) => c.namespace), kp_since: Math.min(...corpora.map((c) => c.since())) },
     );
     const byNamespace = new Map<string, SourceRow[]>();
@@ -461,8 +486,8 @@ export class KeptPostings {
     const upTo = due.map((c) => c.since());
     const check = this.storage
       .query<{ namespace: string; n: string }>(
-        `SELECT namespace, toString(count()) AS n FROM ${this.storage.tables.conversationTerms}
-           WHERE namespace IN {kp_ns:Array(String)} AND term = ''
+        `SELECT namespace, toString(count()) AS n FROM ${this.storage.tables.conversationEmbeddings}
+           WHERE namespace IN {kp_ns:Array(String)}
              AND version <= arrayElement({kp_upto:Array(UInt64)}, indexOf({kp_ns:Array(String)}, namespace))
            GROUP BY namespace`,
         { kp_ns: due.map((c) => c.namespace), kp_upto: upTo },
@@ -511,10 +536,10 @@ export class KeptPostings {
 
   /** Reads a namespace's header postings in pages; undefined when they alone exceed the budget. */
   private async load(namespace: string): Promise<Corpus | undefined> {
-    const table = this.storage.tables.conversationTerms;
+    const table = this.storage.tables.conversationEmbeddings;
     const at = this.now() * 1000;
     const corpus = new Corpus(namespace, this.now(), this.options.marginMicros);
-    const [head] = await this.storage.query<{ n: string }>(`SELECT toString(count()) AS n FROM ${table} WHERE namespace = {kp_ns:String} AND term = ''`, { kp_ns: namespace });
+    const [head] = await this.storage.query<{ n: string }>(`SELECT toString(count()) AS n FROM ${table} WHERE namespace = {kp_ns:String}`, { kp_ns: namespace });
     if (Number(head?.n ?? 0) > this.options.maxPostings) {
       this.refused.set(namespace, this.now() + this.options.reloadAfterMs);
       return undefined;
@@ -525,7 +550,7 @@ export class KeptPostings {
       if (this.closed) return undefined;
       const page = await this.storage.query<PostingRow>(
         `SELECT ${HEADER_COLUMNS} FROM ${table}
-           WHERE namespace = {kp_ns:String} AND term = ''
+           WHERE namespace = {kp_ns:String}
              ${after ? 'AND (thread_id, msg_id, version) > ({kp_thread:String}, {kp_msg:String}, {kp_version:UInt64})' : ''}
            ORDER BY thread_id, msg_id, version
            LIMIT {kp_page:UInt32}`,
@@ -547,7 +572,7 @@ function totals(corpus: Corpus, fresh: ((at: number) => boolean) | undefined): {
   let docs = 0;
   let length = 0;
   for (const turn of corpus.turnList) {
-    if (turn.deleted || (fresh && !fresh(turn.at))) continue;
+    if (turn.deleted || turn.len === 0 || (fresh && !fresh(turn.at))) continue;
     docs += 1;
     length += turn.len;
   }
@@ -592,7 +617,7 @@ function rank(corpora: readonly Corpus[], terms: readonly string[], filters: Kep
       for (let i = 0; i < live.length; i += 1) {
         const slot = live[i]!;
         const turn = list[slot]!;
-        if ((filters.agent !== undefined && turn.agent !== filters.agent) || (filters.thread_id !== undefined && turn.thread_id !== filters.thread_id) || (filters.run_id !== undefined && turn.run_id !== filters.run_id) || (filters.role !== undefined && turn.role !== filters.role)) continue;
+        if (!passes(turn, filters)) continue;
         const tf = tfs[i]!;
         const weight = (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * turn.len) / avgdl));
         const terms = matched[slot];
@@ -613,6 +638,42 @@ function rank(corpora: readonly Corpus[], terms: readonly string[], filters: Kep
     }
   }
   return top.rows;
+}
+
+/** Whether a turn's latest version passes a search's filters (the namespace is the caller's). */
+function passes(turn: Turn, filters: KeptLexicalFilters): boolean {
+  return !((filters.agent !== undefined && turn.agent !== filters.agent) || (filters.thread_id !== undefined && turn.thread_id !== filters.thread_id) || (filters.run_id !== undefined && turn.run_id !== filters.run_id) || (filters.role !== undefined && turn.role !== filters.role));
+}
+
+/**
+ * `neighbourStatement` over the copy: per hit, the live turns of its thread that pass the
+ * filters, in (ts, msg_id) order, and the one on either side of the hit.
+ */
+function neighbours(corpora: readonly Corpus[], hits: ReadonlyArray<{ namespace: string; thread_id: string; msg_id: string }>, filters: KeptLexicalFilters): KeptNeighbour[] {
+  const found: KeptNeighbour[] = [];
+  const byNamespace = new Map(corpora.map((c) => [c.namespace, c]));
+  const ordered = new Map<string, Turn[]>();
+  for (const hit of hits) {
+    const corpus = byNamespace.get(hit.namespace);
+    if (!corpus) continue;
+    const threadKey = JSON.stringify([hit.namespace, hit.thread_id]);
+    let turns = ordered.get(threadKey);
+    if (!turns) {
+      turns = (corpus.threadSlots.get(hit.thread_id) ?? [])
+        .map((slot) => corpus.turnList[slot]!)
+        .filter((t) => t.version >= 0 && !t.deleted && passes(t, filters))
+        .sort((x, y) => (x.ts < y.ts ? -1 : x.ts > y.ts ? 1 : compareBytes(x.msg_id, y.msg_id)));
+      ordered.set(threadKey, turns);
+    }
+    const at = turns.findIndex((t) => t.msg_id === hit.msg_id);
+    if (at < 0) continue;
+    for (const side of [turns[at - 1], turns[at + 1]]) {
+      if (!side) continue;
+      const { thread_id, msg_id, agent, role, run_id, user_id, ts } = side;
+      found.push({ hit, turn: { namespace: hit.namespace, thread_id, msg_id, agent, role, run_id, user_id, ts } });
+    }
+  }
+  return found;
 }
 
 /** The order of the engine statement: score, then time (newest first), then namespace, thread and id (bytewise). */

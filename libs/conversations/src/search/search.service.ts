@@ -6,7 +6,7 @@ import type { EmbeddingClient } from '../embedding/embedding.client';
 import { usableQueryVector } from '../embedding/embedding-columns';
 import { bm25ScoringStatement, POSTINGS_PER_TERM } from '../lexical/bm25-scoring-statement';
 import { Bm25Statistics, type Bm25Parameters } from '../lexical/bm25-statistics';
-import type { KeptPostings } from '../lexical/kept-postings';
+import type { KeptLexicalFilters, KeptLexicalRanker, KeptPostings } from '../lexical/kept-postings';
 import { retentionCondition } from '../lexical/retention-condition';
 import { firstMatch, queryTerms } from '../lexical/tokenizer';
 import { centredExcerpt } from '../saved/bm25';
@@ -40,7 +40,8 @@ export interface LexicalSearchOptions {
 /** The lexical leg's rows, and whether they were ranked on kept postings (then a hit whose text is gone was purged since). */
 interface LexicalLeg {
   rows: LexicalRow[];
-  kept: boolean;
+  /** The kept postings' ranker when they ranked the rows (it finds neighbours too). */
+  kept?: { ranker: KeptLexicalRanker; filters: KeptLexicalFilters };
 }
 
 /** Which namespaces a search covers: a list, or every namespace (an every-namespace token). */
@@ -152,7 +153,7 @@ export class SearchService {
     // hits in the fused top `limit` are read beside the neighbour statement (all that can rank was
     // too many: at 100k turns they spanned ~100 threads, and reading them cost more than the wait).
     const early = order.slice(0, limit).flatMap((key) => (lexicalRows.has(key) ? [lexicalRows.get(key)!] : []));
-    const [neighbours, texts] = await Promise.all([this.neighbours(scope, agent, input, sources), this.fullTexts(early)]);
+    const [neighbours, texts] = await Promise.all([leg.kept ? keptNeighbours(leg.kept, sources) : this.neighbours(scope, agent, input, sources), this.fullTexts(early)]);
     for (const [key, row] of neighbours.rows) if (!rowOf.has(key)) rowOf.set(key, row);
     const ranked = [...withNeighbours(fused, neighbours.of)]
       .flatMap(([key, score]) => {
@@ -168,9 +169,9 @@ export class SearchService {
     const bare = ranked.filter(({ key }) => !lexicalRows.has(key) && !vectorRows.has(key)).map(({ row }) => row);
     const [lateTexts, excerpts] = await Promise.all([this.fullTexts(late), this.excerpts(bare, excerptChars)]);
     for (const [key, text] of lateTexts) texts.set(key, text);
-    // A BM25 hit only the kept postings vouch for, with no text left, was purged since they were read.
-    const gone = ranked.filter(({ key }) => lexicalRows.has(key) && !vectorRows.has(key) && !neighbours.rows.has(key) && !texts.has(key));
-    if (leg.kept && gone.length > 0) return this.forgetPurged(gone.map(({ row }) => row));
+    // A hit only the kept postings vouch for (a BM25 hit, a neighbour), with no text left, was purged since they were read.
+    const gone = leg.kept ? ranked.filter(({ key }) => !vectorRows.has(key) && (lexicalRows.has(key) ? !texts.has(key) : !excerpts.has(key))) : [];
+    if (gone.length > 0) return this.forgetPurged(gone.map(({ row }) => row));
     const hits = ranked.map(({ key, score, row }) => {
       const lexicalRow = lexicalRows.get(key);
       const excerpt = lexicalRow
@@ -245,11 +246,14 @@ export class SearchService {
   private async lexicalSearch(scope: NamespaceSet, agent: string, input: SearchTurnsRequest, terms: string[], limit: number, useKept: boolean): Promise<LexicalLeg> {
     // A namespace-wide search whose namespaces' postings are kept ranks here (ADR 0039).
     const ranker = useKept && !scope.all ? await this.keptPostings?.ranker(scope.namespaces, terms, { k1: K1, b: B }) : undefined;
-    if (ranker) return { rows: ranker({ agent: agent === ALL_AGENTS ? undefined : agent, thread_id: input.thread_id, run_id: input.run_id, role: input.role }, limit), kept: true };
+    if (ranker) {
+      const filters = { agent: agent === ALL_AGENTS ? undefined : agent, thread_id: input.thread_id, run_id: input.run_id, role: input.role };
+      return { rows: ranker.rank(filters, limit), kept: { ranker, filters } };
+    }
     const { parameters, current } = await this.statistics.lookup(scope, terms);
     const [rows, fresh] = await Promise.all([this.scoreLexical(scope, agent, input, terms, limit, parameters), current]);
-    if (fresh) return { rows, kept: false };
-    return { rows: await this.scoreLexical(scope, agent, input, terms, limit, await this.statistics.refresh(scope, terms)), kept: false };
+    if (fresh) return { rows };
+    return { rows: await this.scoreLexical(scope, agent, input, terms, limit, await this.statistics.refresh(scope, terms)) };
   }
 
   /** Reads the kept postings of the namespaces of purged hits again; the caller searches in the engine. */
@@ -416,6 +420,19 @@ export class SearchService {
       params,
     );
   }
+}
+
+/** `SearchService.neighbours` answered from kept postings (their turns' rows, in the same shape). */
+function keptNeighbours(kept: { ranker: KeptLexicalRanker; filters: KeptLexicalFilters }, hits: ReadonlyArray<HitRow>): { rows: Map<string, HitRow>; of: Map<string, string[]> } {
+  const rows = new Map<string, HitRow>();
+  const of = new Map<string, string[]>();
+  for (const { hit, turn } of kept.ranker.neighbours(hits, kept.filters)) {
+    const key = hitKey(turn);
+    rows.set(key, { ...turn, excerpt: '' });
+    const h = hitKey(hit);
+    of.set(h, [...(of.get(h) ?? []), key]);
+  }
+  return { rows, of };
 }
 
 /** `chars` characters around the first of `terms` in `text`; undefined when the text holds none of them. */
