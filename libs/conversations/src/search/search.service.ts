@@ -129,7 +129,7 @@ export class SearchService {
       const embedded = readsAsHigh(input.query) ? undefined : await this.embedder.embed([input.query]);
       const query = usableQueryVector(embedded);
       if (!query) return undefined;
-      return this.vectorSearch(scope, agent, input, { ...query, floor: vectorFloor, limit: this.vectorDepth(limit), excerptChars });
+      return this.vectorSearch(scope, agent, input, { ...query, floor: vectorFloor, limit: this.vectorDepth(limit), excerptChars, excerpts: false });
     };
     const [vector, leg] = await Promise.all([vectorLeg(), this.lexicalSearch(scope, agent, input, terms, fusionDepth(limit), useKept)]);
     if (!vector) {
@@ -149,10 +149,11 @@ export class SearchService {
     const rowOf = new Map<string, HitRow>([...lexical.map((r): [string, HitRow] => [hitKey(r), { ...r, excerpt: '' }]), ...vectorRows]);
     const order = [...fused].sort((a, b) => b[1] - a[1]).map(([key]) => key);
     const sources = order.slice(0, NEIGHBOUR_SOURCES).map((key) => rowOf.get(key)!);
-    // A hit the BM25 leg found shows the text around its first matched term: the texts of the BM25
-    // hits in the fused top `limit` are read beside the neighbour statement (all that can rank was
-    // too many: at 100k turns they spanned ~100 threads, and reading them cost more than the wait).
-    const early = order.slice(0, limit).flatMap((key) => (lexicalRows.has(key) ? [lexicalRows.get(key)!] : []));
+    // A hit the BM25 leg found shows the text around its first matched term. In the engine path the
+    // texts of the BM25 hits in the fused top `limit` are read beside the neighbour statement (all
+    // that can rank was too many: at 100k turns they spanned ~100 threads); kept postings find the
+    // neighbours here, so the texts are read once the answer's hits are known.
+    const early = leg.kept ? [] : order.slice(0, limit).flatMap((key) => (lexicalRows.has(key) ? [lexicalRows.get(key)!] : []));
     const [neighbours, texts] = await Promise.all([leg.kept ? keptNeighbours(leg.kept, sources) : this.neighbours(scope, agent, input, sources), this.fullTexts(early)]);
     for (const [key, row] of neighbours.rows) if (!rowOf.has(key)) rowOf.set(key, row);
     const ranked = [...withNeighbours(fused, neighbours.of)]
@@ -162,23 +163,25 @@ export class SearchService {
       })
       .sort((a, b) => b.score - a.score || (a.row.ts < b.row.ts ? 1 : a.row.ts > b.row.ts ? -1 : 0))
       .slice(0, limit);
-    // A BM25 hit the neighbour share lifted into the top `limit` has its text read now, beside the
-    // excerpts of the neighbours neither leg found (their first characters), read only for those that rank.
+    // The texts of the BM25 hits not read yet, beside the first characters of the other hits (the
+    // vector leg reads no text: its excerpts are read only for the hits that rank).
     const asked = new Set(early.map(hitKey));
     const late = ranked.flatMap(({ key }) => (lexicalRows.has(key) && !asked.has(key) ? [lexicalRows.get(key)!] : []));
-    const bare = ranked.filter(({ key }) => !lexicalRows.has(key) && !vectorRows.has(key)).map(({ row }) => row);
-    const [lateTexts, excerpts] = await Promise.all([this.fullTexts(late), this.excerpts(bare, excerptChars)]);
+    const others = ranked.filter(({ key }) => !lexicalRows.has(key)).map(({ row }) => row);
+    const [lateTexts, excerpts] = await Promise.all([this.fullTexts(late), this.excerpts(others, excerptChars)]);
     for (const [key, text] of lateTexts) texts.set(key, text);
     // A hit only the kept postings vouch for (a BM25 hit, a neighbour), with no text left, was purged since they were read.
     const gone = leg.kept ? ranked.filter(({ key }) => !vectorRows.has(key) && (lexicalRows.has(key) ? !texts.has(key) : !excerpts.has(key))) : [];
     if (gone.length > 0) return this.forgetPurged(gone.map(({ row }) => row));
-    const hits = ranked.map(({ key, score, row }) => {
+    const matchedExcerpt = new Map(ranked.flatMap(({ key }) => {
       const lexicalRow = lexicalRows.get(key);
-      const excerpt = lexicalRow
-        ? (matchExcerpt(texts.get(key), lexicalRow.matched, excerptChars) ?? vectorRows.get(key)?.excerpt ?? '')
-        : (vectorRows.get(key)?.excerpt ?? excerpts.get(key) ?? '');
-      return toHit({ ...row, excerpt, score });
-    });
+      const excerpt = lexicalRow && matchExcerpt(texts.get(key), lexicalRow.matched, excerptChars);
+      return excerpt === undefined ? [] : [[key, excerpt] as const];
+    }));
+    // A BM25 hit whose text shows none of its terms (stemming, folding) shows its first characters when the vector leg found it too.
+    const unmatched = ranked.filter(({ key }) => lexicalRows.has(key) && !matchedExcerpt.has(key) && vectorRows.has(key)).map(({ row }) => row);
+    for (const [key, excerpt] of await this.excerpts(unmatched, excerptChars)) excerpts.set(key, excerpt);
+    const hits = ranked.map(({ key, score, row }) => toHit({ ...row, excerpt: matchedExcerpt.get(key) ?? excerpts.get(key) ?? '', score }));
     return { hits, mode };
   }
 
@@ -349,7 +352,7 @@ export class SearchService {
     scope: NamespaceSet,
     agent: string,
     input: SearchTurnsRequest,
-    options: { vector: number[]; model: string; floor: number; limit: number; excerptChars: number },
+    options: { vector: number[]; model: string; floor: number; limit: number; excerptChars: number; excerpts?: boolean },
   ): Promise<HitRow[]> {
     // One thread's rows are few: score them exactly. A wider scope ranks on the Int8 copy first.
     const exact = input.thread_id !== undefined;
@@ -366,9 +369,9 @@ export class SearchService {
     const ranker = exact || scope.all ? undefined : await this.kept?.ranker(scope.namespaces, options.model);
     if (ranker) {
       const { q16, ...exactParams } = params;
-      return this.keptSearch(ranker, q16 as number[], keptCandidatesStatement(this.storage.tables.conversationEmbeddings, conditions, handOver), exactParams, filters, options);
+      return this.keptSearch(ranker, q16 as number[], keptCandidatesStatement(this.storage.tables.conversationEmbeddings, conditions, handOver, { excerpt: options.excerpts ?? true }), exactParams, filters, options);
     }
-    const statement = (exact ? exactCandidatesStatement : vectorCandidatesStatement)(this.storage.tables.conversationEmbeddings, conditions, handOver);
+    const statement = (exact ? exactCandidatesStatement : vectorCandidatesStatement)(this.storage.tables.conversationEmbeddings, conditions, handOver, { excerpt: options.excerpts ?? true });
     for (let pool = candidatesFor(options.limit); ; pool *= 4) {
       const rows = await this.storage.query<CandidateRow>(statement, { ...params, candidates: pool });
       const live = latestLive(rows, filters);
