@@ -134,14 +134,18 @@ const SOURCE_COLUMNS = "namespace, thread_id, msg_id, lex_len AS doc_len, agent,
 /** An embedding row as a catch-up reads it. */
 type SourceRow = Omit<PostingRow, 'term' | 'tf'> & { terms: string[]; tfs: number[] };
 
-/** A posting of a term read in full: only what its header does not say. */
-interface TermRow {
+/**
+ * Every posting of a term in a namespace, read in full: only what the turn's header does not
+ * say, as parallel arrays (a common term has tens of thousands of postings: arrays parse about
+ * three times faster than as many JSON rows).
+ */
+interface TermPostings {
   namespace: string;
   term: string;
-  thread_id: string;
-  msg_id: string;
-  tf: number;
-  v: string;
+  threads: string[];
+  ids: string[];
+  tfs: number[];
+  versions: string[];
 }
 
 const turnKey = (thread: string, msg: string): string => `${thread.length}:${thread}${msg.length}:${msg}`;
@@ -200,10 +204,11 @@ class Corpus {
   }
 
   /** Holds a term read in full (every posting, every version). */
-  addTerm(term: string, rows: readonly TermRow[]): void {
+  addTerm(term: string, read: TermPostings | undefined): void {
     const postings = this.terms.get(term) ?? new Map<number, Posting>();
     this.terms.set(term, postings);
-    for (const row of rows) this.put(postings, turnKey(row.thread_id, row.msg_id), Number(row.v), Number(row.tf));
+    if (!read) return;
+    for (let i = 0; i < read.ids.length; i += 1) this.put(postings, turnKey(read.threads[i]!, read.ids[i]!), Number(read.versions[i]), Number(read.tfs[i]));
   }
 
   private put(postings: Map<number, Posting>, key: string, version: number, tf: number): boolean {
@@ -423,25 +428,21 @@ export class KeptPostings {
     if (this.closed || this.termReads.has(key)) return;
     const at = this.now() * 1000;
     const read = this.storage
-      .query<TermRow>(
-        `SELECT namespace, term, thread_id, msg_id, tf, toString(version) AS v FROM ${this.storage.tables.conversationTerms}
-           WHERE namespace IN {kp_ns:Array(String)} AND term IN {kp_terms:Array(String)}`,
+      .query<TermPostings>(
+        `SELECT namespace, term, groupArray(thread_id) AS threads, groupArray(msg_id) AS ids, groupArray(tf) AS tfs, groupArray(toString(version)) AS versions
+           FROM ${this.storage.tables.conversationTerms}
+           WHERE namespace IN {kp_ns:Array(String)} AND term IN {kp_terms:Array(String)}
+           GROUP BY namespace, term`,
         { kp_ns: corpora.map((c) => c.namespace), kp_terms: terms },
       )
       .then((postings) => {
-        const grouped = new Map<string, TermRow[]>();
-        for (const p of postings) {
-          const k = JSON.stringify([p.namespace, p.term]);
-          const list = grouped.get(k);
-          if (list) list.push(p);
-          else grouped.set(k, [p]);
-        }
+        const grouped = new Map(postings.map((p) => [JSON.stringify([p.namespace, p.term]), p]));
         for (const corpus of corpora) {
           // A copy read again meanwhile is not this one: it reads the terms when asked.
           if (this.corpora.get(corpus.namespace) !== corpus) continue;
           for (const term of terms) {
             if (corpus.terms.has(term)) continue;
-            corpus.addTerm(term, grouped.get(JSON.stringify([corpus.namespace, term])) ?? []);
+            corpus.addTerm(term, grouped.get(JSON.stringify([corpus.namespace, term])));
             const k = JSON.stringify([corpus.namespace, term]);
             this.termUse.delete(k);
             this.termUse.set(k, { corpus, term });
