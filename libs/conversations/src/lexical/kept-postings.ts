@@ -164,6 +164,18 @@ class Corpus {
   private recent = new Map<string, number>();
   /** The version of every header row read (each once), against the engine's count for the backstop. */
   readonly headerVersions: number[] = [];
+  private scratch: { scores: Float64Array; stamp: Uint32Array; generation: number } | undefined;
+
+  /** Per-slot score buffers reused across searches; a slot's score counts only when its stamp is this search's generation. */
+  scratchFor(slots: number): { scores: Float64Array; stamp: Uint32Array; generation: number } {
+    if (!this.scratch || this.scratch.scores.length < slots || this.scratch.generation >= 0xfffffffe) {
+      const size = Math.ceil(slots * 1.25) + 1024;
+      this.scratch = { scores: new Float64Array(size), stamp: new Uint32Array(size), generation: 0 };
+    }
+    this.scratch.generation += 1;
+    return this.scratch;
+  }
+
   /** Live turns and their total length, while no header changed (unused under the retention TTL, which moves with the clock). */
   totals: { docs: number; length: number } | undefined;
   postings = 0;
@@ -594,48 +606,54 @@ function compareBytes(a: string, b: string): number {
  */
 function rank(corpora: readonly Corpus[], terms: readonly string[], filters: KeptLexicalFilters, limit: number, { k1, b }: Bm25Shape, fresh: ((at: number) => boolean) | undefined): KeptLexicalRow[] {
   const top = new TopHits(limit);
+  const chosen: Array<{ corpus: Corpus; slot: number; row: KeptLexicalRow }> = [];
   for (const corpus of corpora) {
     const { docs, length } = totals(corpus, fresh);
     if (docs === 0) continue;
     const avgdl = length / docs;
     const list = corpus.turnList;
-    const scores = new Float64Array(list.length);
-    const matched: Array<string[] | undefined> = new Array(list.length);
+    const { scores, stamp, generation } = corpus.scratchFor(list.length);
     const touched: number[] = [];
+    const live = (turn: Turn, posting: Posting): boolean => !turn.deleted && turn.version === posting.version && (!fresh || fresh(turn.at));
     for (const term of terms) {
       const postings = corpus.terms.get(term);
       if (!postings || postings.size === 0) continue;
-      const live: number[] = [];
-      const tfs: number[] = [];
-      for (const [slot, posting] of postings) {
-        const turn = list[slot]!;
-        if (turn.deleted || turn.version !== posting.version || (fresh && !fresh(turn.at))) continue;
-        live.push(slot);
-        tfs.push(posting.tf);
-      }
-      const df = live.length;
+      // Two passes (count, then weigh) allocate nothing per posting: at 100k turns a common term has tens of thousands.
+      let df = 0;
+      postings.forEach((posting, slot) => {
+        if (live(list[slot]!, posting)) df += 1;
+      });
       const idf = Math.log(1 + (docs - df + 0.5) / (df + 0.5));
-      for (let i = 0; i < live.length; i += 1) {
-        const slot = live[i]!;
+      postings.forEach((posting, slot) => {
         const turn = list[slot]!;
-        if (!passes(turn, filters)) continue;
-        const tf = tfs[i]!;
+        if (!live(turn, posting) || !passes(turn, filters)) return;
+        const tf = posting.tf;
         const weight = (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * turn.len) / avgdl));
-        const terms = matched[slot];
-        if (terms) {
-          scores[slot] = scores[slot]! + weight;
-          terms.push(term);
-        } else {
+        if (stamp[slot] === generation) scores[slot] = scores[slot]! + weight;
+        else {
+          stamp[slot] = generation;
           scores[slot] = weight;
-          matched[slot] = [term];
           touched.push(slot);
         }
-      }
+      });
     }
     for (const slot of touched) {
       const turn = list[slot]!;
-      if (!top.admits(scores[slot]!, turn.ts)) continue;
-      top.add({ namespace: corpus.namespace, thread_id: turn.thread_id, msg_id: turn.msg_id, agent: turn.agent, role: turn.role, run_id: turn.run_id, user_id: turn.user_id, ts: turn.ts, score: scores[slot]!, matched: matched[slot]! });
+      const score = scores[slot]!;
+      if (!top.admits(score, turn.ts)) continue;
+      const row = { namespace: corpus.namespace, thread_id: turn.thread_id, msg_id: turn.msg_id, agent: turn.agent, role: turn.role, run_id: turn.run_id, user_id: turn.user_id, ts: turn.ts, score, matched: [] };
+      top.add(row);
+      chosen.push({ corpus, slot, row });
+    }
+  }
+  // The terms each hit holds, for the rows kept only.
+  const kept = new Set(top.rows);
+  for (const { corpus, slot, row } of chosen) {
+    if (!kept.has(row)) continue;
+    const turn = corpus.turnList[slot]!;
+    for (const term of terms) {
+      const posting = corpus.terms.get(term)?.get(slot);
+      if (posting && posting.version === turn.version) row.matched.push(term);
     }
   }
   return top.rows;
