@@ -242,11 +242,12 @@ describe('KeptPostings catch-up and budget [ADR 0039]', () => {
     await k.close();
   });
 
-  it('[ADR 0039] the budget drops the least recently asked terms first, then refuses a namespace whose turns alone exceed it', async () => {
+  it('[ADR 0039] the budget drops the least recently asked terms first, does not read again at once a term dropped while in use, and refuses a namespace whose turns alone exceed it', async () => {
     const ns = uniqueNamespace();
     await seed(ns, 12);
+    let clock = Date.now();
     // 12 turns (headers) + "billing" (2 postings) + "deploy" (2) fit in 16; a third term pushes out the oldest.
-    const k = new KeptPostings(storage(), { maxPostings: 16 });
+    const k = new KeptPostings(storage(), { maxPostings: 16, now: () => clock });
     const [billing, deployment, cache] = [queryTerms('billing'), queryTerms('deployment'), queryTerms('cache')];
     await rankerOf(k, ns, billing);
     await rankerOf(k, ns, deployment);
@@ -254,8 +255,12 @@ describe('KeptPostings catch-up and budget [ADR 0039]', () => {
     const ranker = await rankerOf(k, ns, cache);
     expect(ranker.rank({}, 10).map((r) => r.msg_id).sort()).toEqual(['m10', 'm4']);
     expect(k.held().postings).toBeLessThanOrEqual(16);
-    // "billing" was asked least recently: dropped, and read again when asked.
+    // "billing" was asked least recently: dropped. It was in use a moment ago, so it is not read
+    // again at once (the terms in use do not fit together): the engine ranks it meanwhile.
     expect(await k.ranker([ns], billing, BM25)).toBeUndefined();
+    await k.settled();
+    expect(await k.ranker([ns], billing, BM25)).toBeUndefined();
+    clock += 11 * 60_000;
     const again = await rankerOf(k, ns, billing);
     expect(again.rank({}, 10).map((r) => r.msg_id).sort()).toEqual(['m0', 'm6']);
     expect(k.held().postings).toBeLessThanOrEqual(16);
@@ -264,6 +269,25 @@ describe('KeptPostings catch-up and budget [ADR 0039]', () => {
     expect(await k.ranker([big], billing, BM25)).toBeUndefined();
     await k.settled();
     expect(await k.ranker([big], billing, BM25)).toBeUndefined();
+    await k.close();
+  });
+
+  it('[ADR 0039] a term with more postings than a term may hold is never read: searches naming it rank in the engine', async () => {
+    const ns = uniqueNamespace();
+    await seed(ns, 12);
+    // Four more turns say "pelican": with m5 and m11, six postings, over a cap of 3.
+    for (let i = 0; i < 4; i += 1) await loom.admin.ok('conversation.append', { namespace: ns, thread_id: 'p', msg_id: `p${i}`, role: 'user', content: 'pelican ledger rollout' });
+    const k = new KeptPostings(storage(), { maxTermPostings: 3 });
+    const cache = queryTerms('cache');
+    // "cache" is in m4 and m10 only (postings hold its stem; the query asks the word as typed too, which has none): under the cap, kept.
+    await rankerOf(k, ns, cache);
+    const held = k.held().postings;
+    expect(held).toBe(16 + 2);
+    const pelican = queryTerms('pelican');
+    expect(await k.ranker([ns], pelican, BM25)).toBeUndefined();
+    await k.settled();
+    expect(await k.ranker([ns], pelican, BM25)).toBeUndefined();
+    expect(k.held().postings).toBe(held);
     await k.close();
   });
 

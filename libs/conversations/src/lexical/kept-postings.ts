@@ -32,6 +32,12 @@ import type { Logger } from '@loom/platform';
 export interface KeptPostingsOptions {
   /** At most how many postings (headers included) all kept namespaces hold together; 0 keeps none. */
   maxPostings: number;
+  /**
+   * A term with more postings than this in a namespace is not kept there: searches naming it rank
+   * in the engine, whose statement scores only its best-weighted postings (ADR 0027). At 1M turns
+   * a common word has 700k postings, a second or two of engine time to read.
+   */
+  maxTermPostings: number;
   /** Header rows per statement of a full read. */
   page: number;
   /** How far below a term's previous read a catch-up starts (µs). */
@@ -48,6 +54,7 @@ export interface KeptPostingsOptions {
 
 export const DEFAULT_KEPT_POSTINGS: KeptPostingsOptions = {
   maxPostings: 5_000_000,
+  maxTermPostings: 250_000,
   page: 20_000,
   marginMicros: 10_000_000,
   countEveryMs: 30_000,
@@ -147,6 +154,9 @@ interface TermPostings {
   tfs: number[];
   versions: string[];
 }
+
+/** A term used this recently and dropped for room is not read again for a while (`refusedTerms`). */
+const TERM_HOLD_MS = 60_000;
 
 const turnKey = (thread: string, msg: string): string => `${thread.length}:${thread}${msg.length}:${msg}`;
 
@@ -310,7 +320,9 @@ export class KeptPostings {
   /** Background reads of newly asked terms, by (namespaces, terms). */
   private readonly termReads = new Map<string, Promise<void>>();
   /** Terms by last use, across corpora: the budget drops the oldest first. */
-  private readonly termUse = new Map<string, { corpus: Corpus; term: string }>();
+  private readonly termUse = new Map<string, { corpus: Corpus; term: string; at: number }>();
+  /** Terms not kept, by (namespace, term), until when (ms): too many postings, or dropped while still in use (reading them again would thrash). */
+  private readonly refusedTerms = new Map<string, number>();
   private readonly refused = new Map<string, number>();
   private readonly options: KeptPostingsOptions;
   private readonly now: () => number;
@@ -416,14 +428,15 @@ export class KeptPostings {
     }
     // A term a copy does not hold yet is read in the background: every posting of a common term
     // is tens of thousands of rows, longer to read than the engine takes to rank this search.
-    const missing = corpora.filter((c) => terms.some((t) => !c.terms.has(t)));
-    if (missing.length > 0) this.startTermRead(missing, terms.filter((t) => missing.some((c) => !c.terms.has(t))));
+    const lacks = (c: Corpus, t: string): boolean => !c.terms.has(t) && (this.refusedTerms.get(JSON.stringify([c.namespace, t])) ?? 0) <= this.now();
+    const missing = corpora.filter((c) => terms.some((t) => lacks(c, t)));
+    if (missing.length > 0) this.startTermRead(missing, terms.filter((t) => missing.some((c) => lacks(c, t))));
     for (const corpus of corpora) {
       for (const t of terms) {
         if (!corpus.terms.has(t)) continue;
         const k = JSON.stringify([corpus.namespace, t]);
         this.termUse.delete(k);
-        this.termUse.set(k, { corpus, term: t });
+        this.termUse.set(k, { corpus, term: t, at: this.now() });
       }
       if (corpus.changed && this.now() - corpus.readAt > this.options.reloadAfterMs) {
         corpus.readAt = this.now();
@@ -439,31 +452,41 @@ export class KeptPostings {
     const key = JSON.stringify([corpora.map((c) => c.namespace), terms]);
     if (this.closed || this.termReads.has(key)) return;
     const at = this.now() * 1000;
-    const read = this.storage
-      .query<TermPostings>(
+    const read = (async () => {
+      const namespaces = corpora.map((c) => c.namespace);
+      // Counted first: a term too common to keep is never read.
+      const counts = await this.storage.query<{ namespace: string; term: string; n: string }>(
+        `SELECT namespace, term, toString(count()) AS n FROM ${this.storage.tables.conversationTerms}
+           WHERE namespace IN {kp_ns:Array(String)} AND term IN {kp_terms:Array(String)} GROUP BY namespace, term`,
+        { kp_ns: namespaces, kp_terms: terms },
+      );
+      const cap = Math.min(this.options.maxTermPostings, this.options.maxPostings);
+      for (const c of counts) if (Number(c.n) > cap) this.refusedTerms.set(JSON.stringify([c.namespace, c.term]), this.now() + this.options.reloadAfterMs);
+      const wanted = terms.filter((t) => corpora.some((c) => (this.refusedTerms.get(JSON.stringify([c.namespace, t])) ?? 0) <= this.now()));
+      if (wanted.length === 0) return;
+      const postings = await this.storage.query<TermPostings>(
         `SELECT namespace, term, groupArray(thread_id) AS threads, groupArray(msg_id) AS ids, groupArray(tf) AS tfs, groupArray(toString(version)) AS versions
            FROM ${this.storage.tables.conversationTerms}
            WHERE namespace IN {kp_ns:Array(String)} AND term IN {kp_terms:Array(String)}
            GROUP BY namespace, term`,
-        { kp_ns: corpora.map((c) => c.namespace), kp_terms: terms },
-      )
-      .then((postings) => {
-        const grouped = new Map(postings.map((p) => [JSON.stringify([p.namespace, p.term]), p]));
-        for (const corpus of corpora) {
-          // A copy read again meanwhile is not this one: it reads the terms when asked.
-          if (this.corpora.get(corpus.namespace) !== corpus) continue;
-          for (const term of terms) {
-            if (corpus.terms.has(term)) continue;
-            corpus.addTerm(term, grouped.get(JSON.stringify([corpus.namespace, term])));
-            const k = JSON.stringify([corpus.namespace, term]);
-            this.termUse.delete(k);
-            this.termUse.set(k, { corpus, term });
-            // Catch-ups since the read began skipped this term's new postings: the next one reads from then again.
-            corpus.caughtUpAt = Math.min(corpus.caughtUpAt, at);
-          }
+        { kp_ns: namespaces, kp_terms: wanted },
+      );
+      const grouped = new Map(postings.map((p) => [JSON.stringify([p.namespace, p.term]), p]));
+      for (const corpus of corpora) {
+        // A copy read again meanwhile is not this one: it reads the terms when asked.
+        if (this.corpora.get(corpus.namespace) !== corpus) continue;
+        for (const term of wanted) {
+          const k = JSON.stringify([corpus.namespace, term]);
+          if (corpus.terms.has(term) || (this.refusedTerms.get(k) ?? 0) > this.now()) continue;
+          corpus.addTerm(term, grouped.get(k));
+          this.termUse.delete(k);
+          this.termUse.set(k, { corpus, term, at: this.now() });
+          // Catch-ups since the read began skipped this term's new postings: the next one reads from then again.
+          corpus.caughtUpAt = Math.min(corpus.caughtUpAt, at);
         }
-        this.fitBudget();
-      })
+      }
+      this.fitBudget();
+    })()
       .catch((error: unknown) => this.options.logger?.warn({ err: error }, 'reading postings of search terms failed; lexical search ranks them in the engine and the next one tries again'))
       .finally(() => this.termReads.delete(key));
     this.termReads.set(key, read);
@@ -472,12 +495,14 @@ export class KeptPostings {
   /** Drops the least recently asked terms (then whole copies) until the held postings fit. */
   private fitBudget(): void {
     let held = this.held().postings;
-    for (const [k, { corpus, term }] of this.termUse) {
+    for (const [k, { corpus, term, at }] of this.termUse) {
       if (held <= this.options.maxPostings) return;
       this.termUse.delete(k);
       const size = corpus.terms.get(term)?.size ?? 0;
       corpus.dropTerm(term);
       held -= size;
+      // Dropped within a minute of its last use: the terms in use do not fit together, and reading it again at once would thrash.
+      if (this.now() - at < TERM_HOLD_MS) this.refusedTerms.set(k, this.now() + this.options.reloadAfterMs);
     }
     for (const corpus of [...this.corpora.values()]) {
       if (held <= this.options.maxPostings) return;
