@@ -155,6 +155,11 @@ interface TermPostings {
   versions: string[];
 }
 
+/** How long no search must have asked before a queued term read runs (ms). */
+const TERM_READ_IDLE_MS = 200;
+/** At most how long a queued term read waits for idleness (ms). */
+const TERM_READ_MAX_WAIT_MS = 5_000;
+
 /** A term used this recently and dropped for room is not read again for a while (`refusedTerms`). */
 const TERM_HOLD_MS = 60_000;
 
@@ -319,6 +324,11 @@ export class KeptPostings {
   private readonly checks = new Set<Promise<void>>();
   /** Background reads of newly asked terms, by (namespaces, terms). */
   private readonly termReads = new Map<string, Promise<void>>();
+  /** Term reads waiting for the engine to be idle, by (namespaces, terms). */
+  private readonly pendingTerms = new Map<string, { corpora: readonly Corpus[]; terms: readonly string[]; queuedAt: number }>();
+  private idleTimer: NodeJS.Timeout | undefined;
+  /** When a search last asked for a ranker (performance.now(), not the injectable clock: this times real idleness). */
+  private lastAsk = 0;
   /** Terms by last use, across corpora: the budget drops the oldest first. */
   private readonly termUse = new Map<string, { corpus: Corpus; term: string; at: number }>();
   /** Terms not kept, by (namespace, term), until when (ms): too many postings, or dropped while still in use (reading them again would thrash). */
@@ -338,6 +348,9 @@ export class KeptPostings {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.pendingTerms.clear();
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
     await this.settled();
     this.corpora.clear();
     this.termUse.clear();
@@ -359,7 +372,12 @@ export class KeptPostings {
   }
 
   async settled(): Promise<void> {
-    while (this.loads.size > 0 || this.checks.size > 0 || this.termReads.size > 0) await Promise.allSettled([...this.loads.values(), ...this.checks, ...this.termReads.values()]);
+    for (;;) {
+      if (this.loads.size > 0 || this.checks.size > 0 || this.termReads.size > 0) await Promise.allSettled([...this.loads.values(), ...this.checks, ...this.termReads.values()]);
+      // Term reads waiting for the engine to be idle start within `TERM_READ_IDLE_MS` of the last search.
+      else if (this.pendingTerms.size > 0) await new Promise((resolve) => setTimeout(resolve, TERM_READ_IDLE_MS / 4));
+      else return;
+    }
   }
 
   /** A hit of this namespace was found gone (purged): the copy is read again in the background. */
@@ -378,6 +396,7 @@ export class KeptPostings {
    */
   async ranker(namespaces: readonly string[], terms: readonly string[], bm25: Bm25Shape): Promise<KeptLexicalRanker | undefined> {
     if (this.options.maxPostings <= 0 || namespaces.length === 0) return undefined;
+    this.lastAsk = performance.now();
     const corpora: Corpus[] = [];
     for (const ns of namespaces) {
       const corpus = this.corpora.get(ns);
@@ -430,7 +449,7 @@ export class KeptPostings {
     // is tens of thousands of rows, longer to read than the engine takes to rank this search.
     const lacks = (c: Corpus, t: string): boolean => !c.terms.has(t) && (this.refusedTerms.get(JSON.stringify([c.namespace, t])) ?? 0) <= this.now();
     const missing = corpora.filter((c) => terms.some((t) => lacks(c, t)));
-    if (missing.length > 0) this.startTermRead(missing, terms.filter((t) => missing.some((c) => lacks(c, t))));
+    if (missing.length > 0) this.queueTermRead(missing, terms.filter((t) => missing.some((c) => lacks(c, t))));
     for (const corpus of corpora) {
       for (const t of terms) {
         if (!corpus.terms.has(t)) continue;
@@ -447,9 +466,40 @@ export class KeptPostings {
     this.checkCounts(corpora);
   }
 
-  /** Reads every posting of `terms` into the copies lacking them, off the request path. */
-  private startTermRead(corpora: readonly Corpus[], terms: readonly string[]): void {
+  /**
+   * Queues a read of every posting of `terms` into the copies lacking them, to run once no
+   * search has asked for `TERM_READ_IDLE_MS`: chDB runs one statement at a time, and a common
+   * term's read, run between searches, delays each search after it by its length.
+   */
+  private queueTermRead(corpora: readonly Corpus[], terms: readonly string[]): void {
     const key = JSON.stringify([corpora.map((c) => c.namespace), terms]);
+    if (this.closed || this.termReads.has(key) || this.pendingTerms.has(key)) return;
+    this.pendingTerms.set(key, { corpora, terms, queuedAt: performance.now() });
+    this.scheduleIdleReads(TERM_READ_IDLE_MS);
+  }
+
+  private scheduleIdleReads(delay: number): void {
+    if (this.idleTimer || this.closed) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      const quiet = performance.now() - this.lastAsk;
+      const [key, next] = this.pendingTerms.entries().next().value ?? [];
+      if (key === undefined || !next) return;
+      // Under steady searching the engine is never idle: a read waits at most TERM_READ_MAX_WAIT_MS.
+      const overdue = performance.now() - next.queuedAt >= TERM_READ_MAX_WAIT_MS;
+      if (this.termReads.size > 0 || (quiet < TERM_READ_IDLE_MS && !overdue)) return this.scheduleIdleReads(Math.max(10, TERM_READ_IDLE_MS - quiet));
+      this.pendingTerms.delete(key);
+      this.startTermRead(key, next.corpora, next.terms);
+      // One read at a time; the next waits for it and for the engine to be idle again.
+      void this.termReads.get(key)?.finally(() => {
+        if (this.pendingTerms.size > 0) this.scheduleIdleReads(TERM_READ_IDLE_MS);
+      });
+    }, delay);
+    this.idleTimer.unref?.();
+  }
+
+  /** Reads every posting of `terms` into the copies lacking them, off the request path. */
+  private startTermRead(key: string, corpora: readonly Corpus[], terms: readonly string[]): void {
     if (this.closed || this.termReads.has(key)) return;
     const at = this.now() * 1000;
     const read = (async () => {
