@@ -1,6 +1,6 @@
 import { ALL_AGENTS, type SearchTurnsRequest } from '@loom/contracts';
 import { HashedEmbeddingProvider } from '@loom/providers';
-import { ControllableProvider, startOpenAiCompatibleServer, startTestLoom, tombstoneTurn, uniqueNamespace, type OpenAiCompatibleServer, type TestLoom } from '../../testing/src';
+import { ControllableProvider, startOpenAiCompatibleServer, runGeneratedWrites, startTestLoom, uniqueNamespace, type OpenAiCompatibleServer, type TestLoom } from '../../testing/src';
 import { EmbeddingClient } from './embedding/embedding.client';
 import { SearchService } from './search/search.service';
 import { KeptVectors } from './search/kept-vectors';
@@ -129,44 +129,16 @@ describe('Vector search over kept vectors [ADR 0038]', () => {
 
   it('CONV-SEARCH-01 CONV-SEARCH-20 CONV-SEARCH-21 generated operations: after every write, the copy answers as the engine (appends, re-sends, tombstones, thread deletes, compaction)', async () => {
     // A fixed seed: a failure repeats.
-    let state = 20261202;
-    const next = (n: number): number => {
-      state = (state * 1103515245 + 12345) % 2147483648;
-      // The high bits: an LCG's low bits repeat with a short period.
-      return Math.floor((state / 2147483648) * n);
-    };
-    const words = ['ledger', 'refund', 'ingress', 'deadlock', 'upload', 'eviction', 'pelican', 'timeout', 'websocket', 'index', 'retry', 'billing'];
-    const sentence = () => Array.from({ length: 3 + next(6) }, () => words[next(words.length)]).join(' ');
-    const appended: Array<{ thread: string; msg: string }> = [];
-    let compared = 0;
-    for (let step = 0; step < 70; step += 1) {
-      const roll = next(100);
-      if (roll < 60 || appended.length < 8) {
-        const turn = { thread: `g${next(6)}`, msg: `s${step}` };
-        await ok('conversation.append', { thread_id: turn.thread, msg_id: turn.msg, role: next(2) ? 'user' : 'assistant', content: sentence(), ...(next(3) === 0 ? { run_id: `run-${next(2)}` } : {}) });
-        appended.push(turn);
-      } else if (roll < 70) {
-        // A re-send of a stored turn: stored once, nothing new to rank.
-        const again = appended[next(appended.length)]!;
-        await ok('conversation.append', { thread_id: again.thread, msg_id: again.msg, role: 'user', content: 'a re-send is ignored' });
-      } else if (roll < 82) {
-        const gone = appended[next(appended.length)]!;
-        await tombstoneTurn(loom.gateway.runtime.storage, { namespace: ns, thread_id: gone.thread, msg_id: gone.msg }, loom.gateway.runtime.plane.fence);
-      } else if (roll < 90) {
-        // A thread with nothing left answers 404 (nothing is written): either is fine here.
-        const thread = `g${next(6)}`;
-        const deleted = await loom.admin.call('conversation.delete', { namespace: ns, thread_id: thread, confirm_thread_id: thread });
-        expect([200, 404]).toContain(deleted.status);
-      } else {
-        await loom.admin.call('conversation.compact', { namespace: ns, thread_id: `g${next(6)}`, keep_recent: 1 });
-      }
-      if (next(2) === 0) continue;
-      const filter = [{}, { role: 'user' }, { role: 'assistant' }, { run_id: 'run-0' }][next(4)]!;
-      const input = { query: sentence(), search_mode: next(3) === 0 ? 'hybrid' : 'vector', limit: 1 + next(15), ...filter } as SearchTurnsRequest;
-      const { engine, fromCopy } = await bothPaths(input, next(4) === 0 ? 'default' : ALL_AGENTS);
-      expect({ step, input, hits: fromCopy.hits }).toEqual({ step, input, hits: engine.hits });
-      compared += 1;
-    }
+    const compared = await runGeneratedWrites(loom, ns, {
+      seed: 20261202,
+      steps: 70,
+      check: async (next, sentence, step) => {
+        const filter = [{}, { role: 'user' }, { role: 'assistant' }, { run_id: 'run-0' }][next(4)]!;
+        const input = { query: sentence(), search_mode: next(3) === 0 ? 'hybrid' : 'vector', limit: 1 + next(15), ...filter } as SearchTurnsRequest;
+        const { engine, fromCopy } = await bothPaths(input, next(4) === 0 ? 'default' : ALL_AGENTS);
+        expect({ step, input, hits: fromCopy.hits }).toEqual({ step, input, hits: engine.hits });
+      },
+    });
     expect(compared).toBeGreaterThan(20);
   });
 

@@ -19,3 +19,4 @@ export * from './fixtures';
 export * from './loom-up';
 export * from './config-reads';
 export * from './tracker-source';
+export * from './generated-writes';

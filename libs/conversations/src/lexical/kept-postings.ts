@@ -7,23 +7,24 @@ import type { Logger } from '@loom/platform';
  * leg ranks here (ADR 0039) instead of in the engine, where it cost a statistics check and a
  * scoring statement on every search.
  *
- * What is kept, per namespace: every header posting (term '', one per version of a turn's
- * embedding row: its liveness, filters, time and length in terms), read in full in the
- * background on the namespace's first search; and the postings of each term a search asked,
- * read on first ask. Of each turn only its latest version read is held. No text.
+ * What is kept, per namespace: every turn's latest embedding row as its header posting says it
+ * (liveness, filters, time, length in terms; a row without terms too, for neighbours), read in
+ * pages in the background on the namespace's first search; and every posting of each term a
+ * search asked, read in the background once the engine is idle. No text.
  *
  * Why it stays correct:
- * - A turn counts, and a posting of it scores, only at its latest header version: a tombstone,
- *   thread delete, compaction, erasure or hand-over writes a new version of the turn's embedding
- *   row, hence of its header and every posting, as the engine's FINAL resolves them.
- * - A copy can only miss rows written since it was read: every search first reads, for the
- *   header and the query's terms, the postings whose version is above the wall-clock time of that
- *   term's previous read less `marginMicros` (as `KeptVectors`), and a term never asked is read in
- *   full in the same statement. So a search sees every write acknowledged before it.
+ * - A turn counts, and a posting of it scores, only at its latest version: a tombstone, thread
+ *   delete, compaction, erasure or hand-over writes a new version of the turn's embedding row,
+ *   hence of its header and every posting, as the engine's FINAL resolves them.
+ * - A copy can only miss rows written since it was read: every search first reads the embedding
+ *   rows whose version is above the wall-clock time of the copy's previous read less
+ *   `marginMicros` (as `KeptVectors`) and derives their headers and postings of held terms as
+ *   `conversation_terms_writer` does. So a search sees every write acknowledged before it. A
+ *   term's full read lowers that point to when the read began, so the next catch-up covers it.
  * - A row landing later than the margin allows (a write-behind replay) is found by the count
  *   backstop off the request path, which reads the copy again.
  * - A purge or the retention TTL's merge removes rows without a version: the retention TTL is
- *   applied here on each posting's time; a purged turn is dropped from answers by the caller,
+ *   applied here on each turn's time; a purged turn is dropped from answers by the caller,
  *   whose read of the hits' texts finds nothing for it (`suspect`, which also reads the copy
  *   again).
  * Scores are BM25 over every live posting of a term (the engine statement keeps the best
