@@ -9,7 +9,7 @@
 import { execSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { formatMicros, runMigrations, Storage } from '@loom/clickhouse';
-import { bm25ScoringStatement, Bm25Statistics, KeptPostings, KeptVectors, queryTerms, lexicalColumns, SearchService } from '@loom/conversations';
+import { bm25ScoringStatement, Bm25Statistics, KeptPostings, KeptVectors, queryTerms, lexicalColumns, SearchService, SharedCatchUp } from '@loom/conversations';
 import { type SearchTurnsRequest } from '@loom/contracts';
 import { HashedEmbeddingProvider } from '@loom/providers';
 import { settleMerges } from '../parts/search';
@@ -68,7 +68,7 @@ async function measure(dir: string, count: number): Promise<void> {
   // Each statement's time by kind, to see where a search spends it.
   const spent = new Map<string, number[]>();
   const kindOf = (sql: string): string =>
-    /kp_since/.test(sql) ? 'postings' : /kp_terms/.test(sql) ? 'new terms' : /kept_since/.test(sql) ? 'catch-up' : /kept_threads/.test(sql) ? 'exact' : /lagInFrame|argMax\(substringUTF8/i.test(sql) ? 'neighbours' : /'turn' AS source|content AS text/.test(sql) ? 'texts' : /max\(version\)/.test(sql) ? 'signature' : /conversation_terms/.test(sql) && /score/.test(sql) ? 'bm25' : /conversation_terms/.test(sql) ? 'stats' : /embedding/.test(sql) ? 'vector' : 'other';
+    /cu_since/.test(sql) ? 'shared catch-up' : /kp_since/.test(sql) ? 'postings' : /kp_terms/.test(sql) ? 'new terms' : /kept_since/.test(sql) ? 'catch-up' : /kept_threads/.test(sql) ? 'exact' : /lagInFrame|argMax\(substringUTF8/i.test(sql) ? 'neighbours' : /'turn' AS source|content AS text|argMax\(text, version\)/.test(sql) ? 'texts' : /max\(version\)/.test(sql) ? 'signature' : /conversation_terms/.test(sql) && /score/.test(sql) ? 'bm25' : /conversation_terms/.test(sql) ? 'stats' : /embedding/.test(sql) ? 'vector' : 'other';
   const query = storage.query.bind(storage);
   // LAB_BM25_SETTINGS (e.g. "max_threads = 1"): per-query settings on the BM25 statement, to try them.
   const bm25Settings = process.env['LAB_BM25_SETTINGS'];
@@ -84,9 +84,11 @@ async function measure(dir: string, count: number): Promise<void> {
   // LAB_VECTOR_DEPTH: how deep hybrid's vector leg ranks (default: the service's own).
   const vectorDepth = process.env['LAB_VECTOR_DEPTH'] ? Number(process.env['LAB_VECTOR_DEPTH']) : undefined;
   // LAB_KEPT=0: stage 1 of the vector leg in the engine, as before ADR 0038.
-  const kept = process.env['LAB_KEPT'] === '0' ? undefined : new KeptVectors(storage);
+  // LAB_SHARED_CATCH_UP=0: each kept copy reads its own catch-up, as before ADR 0040; LAB_KEPT_EXACT=0: no exact copies.
+  const catchUp = process.env['LAB_SHARED_CATCH_UP'] === '0' ? undefined : new SharedCatchUp(storage);
+  const kept = process.env['LAB_KEPT'] === '0' ? undefined : new KeptVectors(storage, { catchUp, ...(process.env['LAB_KEPT_EXACT'] === '0' ? { maxExactRows: 0 } : {}) });
   // LAB_KEPT_POSTINGS=0: the lexical leg in the engine, as before ADR 0039.
-  const postings = process.env['LAB_KEPT_POSTINGS'] === '0' ? undefined : new KeptPostings(storage);
+  const postings = process.env['LAB_KEPT_POSTINGS'] === '0' ? undefined : new KeptPostings(storage, { catchUp });
   const service = new SearchService(storage, embedder, settings, {
     statsMaxAgeMs: 60_000,
     retentionDays: 0,
@@ -125,6 +127,12 @@ async function measure(dir: string, count: number): Promise<void> {
     spent.clear();
 
   };
+  // LAB_WARM=1: every query asked once and its terms read before timing (a repeating vocabulary, all terms held).
+  if (postings && process.env['LAB_WARM'] === '1') {
+    for (const q of queries) await service.search(scope, AGENT, { query: q, search_mode: 'lexical', limit: 10 } as SearchTurnsRequest);
+    await postings.settled();
+    console.log(`warm: kept postings ${JSON.stringify(postings.held())}`);
+  }
   spent.clear();
   // LAB_MODES (e.g. "hybrid"): only those phases.
   const modes = (process.env['LAB_MODES'] ?? 'vector,lexical,hybrid,thread').split(',');

@@ -20,6 +20,7 @@ import { ReembedService } from './reembed/reembed.service';
 import { TurnsRepository } from './read/turns.repository';
 import { RecordingService } from './recording/recording.service';
 import { KeptVectors } from './search/kept-vectors';
+import { SharedCatchUp } from './search/shared-catch-up';
 import { KeptPostings } from './lexical/kept-postings';
 import { DEFAULT_STATS_MAX_AGE_MS, SearchService } from './search/search.service';
 import { LiveSettingsService } from './settings/live-settings.service';
@@ -48,6 +49,8 @@ export interface ConversationPlaneOptions {
   retentionDays?: number;
   /** LOOM_SEARCH_KEPT_VECTORS: rows of Int8 vectors search keeps in memory (ADR 0038); absent: the default, 0: none. */
   keptVectors?: number;
+  /** LOOM_SEARCH_KEPT_EXACT_VECTORS: of those, rows kept with their Float32 vectors (ADR 0040); absent: the default, 0: none. */
+  keptExactVectors?: number;
   /** LOOM_SEARCH_KEPT_POSTINGS: postings lexical search keeps in memory (ADR 0039); absent: the default, 0: none. */
   keptPostings?: number;
 }
@@ -89,9 +92,17 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
   const turns = new TurnsRepository(storage);
   const meta = new ThreadMetaRepository(storage);
   const threadLeases = new ThreadLeases(options.leases);
-  const keptVectors = new KeptVectors(storage, { logger: options.logger, ...(options.keptVectors === undefined ? {} : { maxRows: options.keptVectors }) });
+  // One catch-up statement serves both kept copies of a hybrid search (ADR 0040).
+  const catchUp = new SharedCatchUp(storage);
+  const keptVectors = new KeptVectors(storage, {
+    logger: options.logger,
+    catchUp,
+    ...(options.keptVectors === undefined ? {} : { maxRows: options.keptVectors }),
+    ...(options.keptExactVectors === undefined ? {} : { maxExactRows: options.keptExactVectors }),
+  });
   const keptPostings = new KeptPostings(storage, {
     logger: options.logger,
+    catchUp,
     retentionDays: options.retentionDays ?? 0,
     ...(options.keptPostings === undefined ? {} : { maxPostings: options.keptPostings }),
   });

@@ -18,6 +18,7 @@ export * from './read/turns.repository';
 export * from './search/search.service';
 export * from './search/vector-ranking';
 export * from './search/kept-vectors';
+export * from './search/shared-catch-up';
 export { KeptPostings, DEFAULT_KEPT_POSTINGS, type KeptPostingsOptions } from './lexical/kept-postings';
 export * from './lexical/lexical-backfill';
 export * from './reembed/reembed.service';

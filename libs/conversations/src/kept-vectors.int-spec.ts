@@ -66,6 +66,8 @@ describe('Vector search over kept vectors [ADR 0038]', () => {
     return { engine: await engineOnly.search(scope, agent, input), fromCopy: await runtime.plane.search.search(scope, agent, input) };
   };
 
+  const runtimeSearch = (input: SearchTurnsRequest) => loom.gateway.runtime.plane.search.search({ all: false, namespaces: [ns] }, ALL_AGENTS, input);
+
   it('CONV-SEARCH-01 CONV-SEARCH-02 a kept namespace answers exactly as the engine: hits, order, scores, excerpts, floor', async () => {
     await seed(ns, 40);
     for (const query of ['refunds double counted by billing', 'websocket ingress header', 'deadlock on orders index', 'hot keys evicted', 'pelican ledger', 'zzz unrelated words']) {
@@ -174,6 +176,68 @@ describe('Vector search over kept vectors [ADR 0038]', () => {
     expect(fromCopy.length).toBeGreaterThan(0);
     await loom.admin.ok('erasure.request', { namespace: ns, namespace_list: [ns], purge: true });
     expect(await search('foreign key deadlock')).toEqual([]);
+    // The exact copy vouched for hits whose rows were gone: it is dropped, to be read again.
+    expect(kept().holds(ns, new HashedEmbeddingProvider().model)).toBe(false);
+  });
+
+  it('CONV-SEARCH-01 [ADR 0040] an exact copy answers a vector or hybrid search with no stage 2 in the engine: one catch-up and the answer\'s texts', async () => {
+    await seed(ns, 30);
+    await bothPaths({ query: 'warm the copies', search_mode: 'hybrid', limit: 10 } as SearchTurnsRequest);
+    await loom.gateway.runtime.plane.keptPostings.settled();
+    const storage = loom.gateway.runtime.storage;
+    for (const search_mode of ['vector', 'hybrid']) {
+      const input = { query: 'flaky upload retry timeout', search_mode, limit: 5 } as SearchTurnsRequest;
+      await runtimeSearch(input);
+      await loom.gateway.runtime.plane.keptPostings.settled();
+      const spy = jest.spyOn(storage, 'query');
+      try {
+        const answer = await runtimeSearch(input);
+        expect(answer.hits.length).toBe(5);
+        const statements = spy.mock.calls.map(([sql]) => String(sql));
+        expect(statements.filter((sql) => /kept_threads/.test(sql))).toEqual([]);
+        // Both kept copies caught up by one statement, then one read of the hits' texts.
+        expect({ search_mode, catchUps: statements.filter((sql) => /cu_since/.test(sql)).length, all: statements.length }).toEqual({ search_mode, catchUps: 1, all: 2 });
+      } finally {
+        spy.mockRestore();
+      }
+    }
+  });
+
+  it('CONV-SEARCH-01 CONV-SEARCH-03 [ADR 0040] a copy over LOOM_SEARCH_KEPT_EXACT_VECTORS re-scores in the engine and answers as the exact copy and the engine do', async () => {
+    await seed(ns, 30);
+    const runtime = loom.gateway.runtime;
+    const notExact = new KeptVectors(runtime.storage, { maxExactRows: 0 });
+    const viaEngineStage2 = new SearchService(runtime.storage, new EmbeddingClient(runtime.requests, 10_000), runtime.plane.settings, { statsMaxAgeMs: 0, retentionDays: 0, keptVectors: notExact });
+    const scope = { all: false as const, namespaces: [ns] };
+    try {
+      for (const input of [
+        { query: 'billing refunds', search_mode: 'vector', limit: 10 },
+        { query: 'flaky upload retry timeout', search_mode: 'vector', role: 'assistant', limit: 5 },
+        { query: 'cache eviction hot keys', search_mode: 'hybrid', limit: 10 },
+      ] as SearchTurnsRequest[]) {
+        await viaEngineStage2.search(scope, ALL_AGENTS, input);
+        await notExact.settled();
+        const { engine, fromCopy } = await bothPaths(input);
+        expect(notExact.holds(ns, new HashedEmbeddingProvider().model)).toBe(true);
+        expect(await viaEngineStage2.search(scope, ALL_AGENTS, input)).toEqual(engine);
+        expect(fromCopy).toEqual(engine);
+      }
+    } finally {
+      await notExact.close();
+    }
+  });
+
+  it('CONV-APPEND-01 [ADR 0040] hybrid search reads its own writes through the shared catch-up: a turn appended after both copies were read is found by its words and its meaning', async () => {
+    await seed(ns, 20);
+    await bothPaths({ query: 'zanzibar quokka telemetry exporter', search_mode: 'hybrid', limit: 10 } as SearchTurnsRequest);
+    await loom.gateway.runtime.plane.keptPostings.settled();
+    for (let i = 0; i < 3; i += 1) {
+      await ok('conversation.append', { thread_id: 'new', msg_id: `fresh-${i}`, role: 'user', content: `zanzibar quokka telemetry exporter, take ${i}` });
+      const hybrid = await runtimeSearch({ query: 'zanzibar quokka telemetry exporter', search_mode: 'hybrid', limit: 10 } as SearchTurnsRequest);
+      expect(hybrid.hits.map((h) => h.msg_id)).toEqual(expect.arrayContaining([`fresh-${i}`]));
+      const vector = await runtimeSearch({ query: `zanzibar quokka telemetry exporter, take ${i}`, search_mode: 'vector', limit: 1 } as SearchTurnsRequest);
+      expect(vector.hits[0]?.msg_id).toBe(`fresh-${i}`);
+    }
   });
 });
 
@@ -216,10 +280,10 @@ describe('KeptVectors catch-up and budget [ADR 0038]', () => {
     const query = await queryOf(`${TOPICS[0]} #0`);
     // The catch-up cannot see it (its version is below the margin); the count check finds the gap and drops the copy.
     const stale = await k.ranker([ns], model);
-    expect(stale?.(query, {}, 10).map((c) => c.msg_id)).not.toContain('late');
+    expect(stale?.candidates(query, {}, 10).map((c) => c.msg_id)).not.toContain('late');
     await k.settled();
     const reread = await k.ranker([ns], model);
-    expect(reread?.(query, {}, 10).map((c) => c.msg_id)).toEqual(expect.arrayContaining(['m0', 'late']));
+    expect(reread?.candidates(query, {}, 10).map((c) => c.msg_id)).toEqual(expect.arrayContaining(['m0', 'late']));
   });
 
   it('[ADR 0038] a namespace over the budget is not kept, and the least recently used copy makes room', async () => {

@@ -2,10 +2,8 @@ import { formatMillis, type Storage } from '@loom/clickhouse';
 import { Limits } from '@loom/contracts';
 import { nextVersion } from '@loom/platform';
 import { EMBEDDING_COLUMNS, type EmbeddingRow } from '../rows';
-import { firstChars } from '../text';
+import { firstChars, LEGACY_EMBED_CUT } from '../text';
 
-/** Earlier builds cut embedding text at this length; such a row cannot show which copy it came from. */
-const LEGACY_CUT = 240;
 
 /** A turn of the retiring agent whose embedding row may be shared with another agent's copy. */
 export interface RetiringTurn {
@@ -78,7 +76,7 @@ export async function settleEmbeddingRows(
     if (row.agent === scope.agent && retiring.has(row.msg_id)) reference = retiring.get(row.msg_id);
     else if (scope.orphans && !live(row.agent, row.msg_id)) reference = transcript.find((c) => c.agent === row.agent && c.msg_id === row.msg_id)?.content;
     else continue;
-    const text = reference !== undefined ? firstChars(reference, Limits.embedChars) : Array.from(row.text).length === LEGACY_CUT ? undefined : row.text;
+    const text = reference !== undefined ? firstChars(reference, Limits.embedChars) : Array.from(row.text).length === LEGACY_EMBED_CUT ? undefined : row.text;
     const heir =
       text === undefined
         ? undefined

@@ -1,6 +1,7 @@
 import type { Storage } from '@loom/clickhouse';
 import type { TurnRole } from '@loom/contracts';
 import type { Logger } from '@loom/platform';
+import type { SharedCatchUp } from '../search/shared-catch-up';
 
 /**
  * The postings of a namespace's asked terms, kept in this process so that the lexical (BM25)
@@ -49,6 +50,8 @@ export interface KeptPostingsOptions {
   reloadAfterMs: number;
   /** LOOM_RETENTION_CONVERSATIONS_DAYS (0: forever): postings of expired turns neither score nor count. */
   retentionDays: number;
+  /** The catch-up statement shared with the kept vectors (ADR 0040); without it each catch-up is this copy's own statement. */
+  catchUp?: SharedCatchUp | undefined;
   now?: () => number;
   logger?: Logger | undefined;
 }
@@ -345,6 +348,7 @@ export class KeptPostings {
   ) {
     this.options = { ...DEFAULT_KEPT_POSTINGS, ...options };
     this.now = this.options.now ?? Date.now;
+    this.options.catchUp?.register((namespace) => this.corpora.get(namespace)?.since());
   }
 
   async close(): Promise<void> {
@@ -395,7 +399,7 @@ export class KeptPostings {
    * or undefined when a namespace is not kept (yet): the caller ranks in the engine, and a full
    * read of the missing ones starts in the background.
    */
-  async ranker(namespaces: readonly string[], terms: readonly string[], bm25: Bm25Shape): Promise<KeptLexicalRanker | undefined> {
+  async ranker(namespaces: readonly string[], terms: readonly string[], bm25: Bm25Shape, notBefore?: number): Promise<KeptLexicalRanker | undefined> {
     if (this.options.maxPostings <= 0 || namespaces.length === 0) return undefined;
     this.lastAsk = performance.now();
     const corpora: Corpus[] = [];
@@ -411,7 +415,7 @@ export class KeptPostings {
     }
     if (corpora.length < namespaces.length) return undefined;
     const asked = [...new Set(terms)];
-    await this.catchUp(corpora, asked);
+    await this.catchUp(corpora, asked, notBefore);
     // A term not held yet (being read), or dropped by the budget: the engine ranks this search.
     if (!corpora.every((c) => this.corpora.get(c.namespace) === c && asked.every((t) => c.terms.has(t)))) return undefined;
     const retentionMs = this.options.retentionDays > 0 ? Math.floor(this.options.retentionDays) * 86_400_000 : 0;
@@ -428,13 +432,8 @@ export class KeptPostings {
    * and their postings of held terms, as conversation_terms_writer derives them), then every
    * posting of each asked term a copy does not hold yet.
    */
-  private async catchUp(corpora: readonly Corpus[], terms: readonly string[]): Promise<void> {
-    const at = this.now() * 1000;
-    const rows = await this.storage.query<SourceRow>(
-      `SELECT ${SOURCE_COLUMNS} FROM ${this.storage.tables.conversationEmbeddings}
-         WHERE namespace IN {kp_ns:Array(String)} AND version > {kp_since:UInt64}`,
-      { kp_ns: corpora.map((c) => c.namespace), kp_since: Math.min(...corpora.map((c) => c.since())) },
-    );
+  private async catchUp(corpora: readonly Corpus[], terms: readonly string[], notBefore?: number): Promise<void> {
+    const { rows, at } = await this.readSince(corpora, notBefore);
     const byNamespace = new Map<string, SourceRow[]>();
     for (const row of rows) {
       const list = byNamespace.get(row.namespace);
@@ -465,6 +464,19 @@ export class KeptPostings {
     }
     this.fitBudget();
     this.checkCounts(corpora);
+  }
+
+  /** The embedding rows written since the copies were read (the shared statement's, when there is one), and when their statement began (µs). */
+  private async readSince(corpora: readonly Corpus[], notBefore?: number): Promise<{ rows: SourceRow[]; at: number }> {
+    const since = Math.min(...corpora.map((c) => c.since()));
+    if (this.options.catchUp) return this.options.catchUp.read(corpora.map((c) => c.namespace), since, notBefore) as Promise<{ rows: SourceRow[]; at: number }>;
+    const at = this.now() * 1000;
+    const rows = await this.storage.query<SourceRow>(
+      `SELECT ${SOURCE_COLUMNS} FROM ${this.storage.tables.conversationEmbeddings}
+         WHERE namespace IN {kp_ns:Array(String)} AND version > {kp_since:UInt64}`,
+      { kp_ns: corpora.map((c) => c.namespace), kp_since: since },
+    );
+    return { rows, at };
   }
 
   /**

@@ -1,7 +1,9 @@
 import type { Storage } from '@loom/clickhouse';
+import type { TurnRole } from '@loom/contracts';
 import type { Logger } from '@loom/platform';
 import { Int8Matrix } from './int8-dot';
-import type { HandOverFilters } from './vector-ranking';
+import type { SharedCatchUp } from './shared-catch-up';
+import { candidatesFor, rankExact, type HandOverFilters } from './vector-ranking';
 
 /**
  * The Int8 copies of a namespace's embedding rows, kept in this process so that the vector
@@ -26,6 +28,15 @@ import type { HandOverFilters } from './vector-ranking';
  *   request path, the engine's rows are counted, and a copy holding fewer is read again.
  * - Superseded versions stay held until the copy is read again (`reloadAfterMs` after it was
  *   read, when it has changed); stage 2 resolves versions, so they only cost memory.
+ *
+ * Exact copies (ADR 0040): a copy that fits `maxExactRows` also holds each row's Float32 vector,
+ * its header (user, time, tombstone) and which of its rows is each turn's latest. Its searches
+ * then need no stage 2 in the engine: stage 1 ranks only the latest live version of each turn
+ * (which is what stage 2 keeps) and the candidates are re-scored exactly here, in Float64 as the
+ * engine's statements score them. At 100k turns stage 2 read about 220 granules of Float32
+ * vectors, 25-40 ms, most of a hybrid search. What such a copy cannot see is a row removed
+ * without a new version (a purge, the retention TTL): the caller reads each hit's excerpt, and a
+ * hit with none left makes it drop the copy (`suspect`) and answer from the engine.
  */
 export interface KeptVectorsOptions {
   /** At most how many rows all kept namespaces hold together (LOOM_SEARCH_KEPT_VECTORS); 0 keeps none. */
@@ -38,6 +49,10 @@ export interface KeptVectorsOptions {
   reloadAfterMs: number;
   /** How often (at most) a copy's rows are counted in the engine, to find rows that landed too late for a catch-up. */
   countEveryMs: number;
+  /** At most how many rows all exact copies hold together (LOOM_SEARCH_KEPT_EXACT_VECTORS): a copy that fits also keeps Float32 vectors. */
+  maxExactRows: number;
+  /** The catch-up statement shared with the kept postings (ADR 0040); without it each catch-up is this copy's own statement. */
+  catchUp?: SharedCatchUp | undefined;
   now?: () => number;
   logger?: Logger | undefined;
 }
@@ -48,6 +63,7 @@ export const DEFAULT_KEPT_VECTORS: KeptVectorsOptions = {
   marginMicros: 10_000_000,
   reloadAfterMs: 10 * 60_000,
   countEveryMs: 5_000,
+  maxExactRows: 250_000,
 };
 
 /** A stage-1 candidate: a row of the copy (one version of a turn). */
@@ -57,6 +73,19 @@ export interface KeptCandidate {
   msg_id: string;
 }
 
+/** A hit of an exact copy: the turn's latest live version with its exact score (the caller reads its excerpt). */
+export interface KeptHit {
+  namespace: string;
+  thread_id: string;
+  msg_id: string;
+  agent: string;
+  role: TurnRole;
+  run_id: string;
+  user_id: string;
+  ts: string;
+  score: number;
+}
+
 /** One kept row as read. */
 interface KeptRow {
   kind?: string;
@@ -64,28 +93,80 @@ interface KeptRow {
   thread_id: string;
   msg_id: string;
   agent: string;
-  role: string;
+  role: TurnRole;
   run_id: string;
   filters_changed: boolean | number;
   /** The version as text (named apart from the column: an alias would shadow it in WHERE). */
   v: string;
   q8: string;
   scale: number;
+  user_id: string;
+  ts: string;
+  deleted: boolean | number;
+  /** An exact copy's read only: the Float32 vector's bytes, hex. */
+  f32?: string;
 }
 
 /** The row columns a copy reads: the vector as base64 of its bytes shifted by 128 (a third of the JSON of an array). */
 const ROW_COLUMNS = `namespace, thread_id, msg_id, agent, role, run_id, filters_changed, toString(version) AS v,
-  base64Encode(arrayStringConcat(arrayMap(x -> char(x + 128), embedding_q8))) AS q8, embedding_scale AS scale`;
+  base64Encode(arrayStringConcat(arrayMap(x -> char(x + 128), embedding_q8))) AS q8, embedding_scale AS scale,
+  user_id, toString(ts) AS ts, deleted`;
+/**
+ * An exact copy's rows also carry the Float32 vector as the hex of its bytes (`hex` of a Float32
+ * is its little-endian memory, as this process reads it). Not `reinterpret(embedding, 'String')`:
+ * ClickHouse servers before mid-2026 refuse to reinterpret an Array as a String.
+ */
+const EXACT_COLUMNS = `${ROW_COLUMNS}, arrayStringConcat(arrayMap(x -> hex(x), embedding)) AS f32`;
+
+const turnKey = (thread: string, msg: string): string => `${thread.length}:${thread}${msg.length}:${msg}`;
+
+/** Float32 rows in fixed-size chunks (a copy grows by appends; no chunk is ever copied). */
+class Float32Rows {
+  private static readonly CHUNK = 4_096;
+  private readonly chunks: Float32Array[] = [];
+  /** Each row's squared norm, in Float64 as the scoring sums it. */
+  readonly norms: number[] = [];
+
+  constructor(readonly dimensions: number) {}
+
+  append(bytes: Buffer): void {
+    const row = this.norms.length;
+    const at = row % Float32Rows.CHUNK;
+    if (at === 0) this.chunks.push(new Float32Array(Float32Rows.CHUNK * this.dimensions));
+    const target = this.chunks[this.chunks.length - 1]!;
+    new Uint8Array(target.buffer, at * this.dimensions * 4, this.dimensions * 4).set(bytes);
+    let norm = 0;
+    for (let i = at * this.dimensions, end = i + this.dimensions; i < end; i += 1) norm += target[i]! * target[i]!;
+    this.norms.push(norm);
+  }
+
+  /** The engine's `1 - cosineDistance(embedding, q)` over Float64: cosineDistance is 1 - dot / sqrt(|x|² |y|²). */
+  score(row: number, query: readonly number[], queryNorm: number): number {
+    const chunk = this.chunks[Math.floor(row / Float32Rows.CHUNK)]!;
+    let dot = 0;
+    for (let i = 0, at = (row % Float32Rows.CHUNK) * this.dimensions; i < this.dimensions; i += 1, at += 1) dot += chunk[at]! * query[i]!;
+    return 1 - (1 - dot / Math.sqrt(this.norms[row]! * queryNorm));
+  }
+}
 
 class Corpus {
   readonly threads: string[] = [];
   readonly ids: string[] = [];
   readonly agents: string[] = [];
-  readonly roles: string[] = [];
+  readonly roles: TurnRole[] = [];
   readonly runs: string[] = [];
   readonly handOver: boolean[] = [];
   readonly versions: number[] = [];
   readonly scales: number[] = [];
+  readonly users: string[] = [];
+  readonly stamps: string[] = [];
+  readonly deleted: boolean[] = [];
+  /** Rows that are not their turn's latest version here (an exact copy ranks only the others). */
+  readonly superseded: boolean[] = [];
+  /** Each turn's latest row. */
+  private readonly latest = new Map<string, number>();
+  /** Float32 vectors, in an exact copy. */
+  exact: Float32Rows | undefined;
   /** key@version of the held rows a catch-up can return again (version above `since()`). */
   private recent = new Map<string, number>();
   private readonly strings = new Map<string, string>();
@@ -109,6 +190,8 @@ class Corpus {
     readonly model: string,
     now: number,
     private readonly marginMicros: number,
+    /** Whether this copy holds Float32 vectors (it fit LOOM_SEARCH_KEPT_EXACT_VECTORS when read). */
+    readonly exactCopy = false,
   ) {
     this.readAt = now;
     this.countedAt = now;
@@ -117,6 +200,11 @@ class Corpus {
 
   get rows(): number {
     return this.versions.length;
+  }
+
+  /** The columns this copy's statements read. */
+  get columns(): string {
+    return this.exactCopy ? EXACT_COLUMNS : ROW_COLUMNS;
   }
 
   /** Versions at or below this were all read by an earlier read of this copy. */
@@ -138,15 +226,31 @@ class Corpus {
       for (let i = 0; i < bytes.length; i += 1) vector[i] = bytes[i]! - 128;
       this.matrix ??= new Int8Matrix(vector.length);
       // A row of other dimensions cannot be of this model: a corrupt row is not ranked.
-      if (vector.length !== this.matrix.dimensions) {
+      const f32 = this.exactCopy ? Buffer.from(row.f32 ?? '', 'hex') : undefined;
+      if (vector.length !== this.matrix.dimensions || (f32 && f32.length !== vector.length * 4)) {
         this.skipped += 1;
         continue;
       }
-      this.matrix.append(vector);
+      const index = this.matrix.append(vector);
+      if (f32) {
+        this.exact ??= new Float32Rows(vector.length);
+        this.exact.append(f32);
+      }
+      this.users.push(this.intern(row.user_id));
+      this.stamps.push(row.ts);
+      this.deleted.push(Boolean(Number(row.deleted)));
+      // Of two rows of a turn the higher version is its latest; of equal ones the first read (as stage 2 keeps them).
+      const turn = turnKey(row.thread_id, row.msg_id);
+      const previous = this.latest.get(turn);
+      if (previous === undefined || this.versions[previous]! < version) {
+        this.superseded.push(false);
+        if (previous !== undefined) this.superseded[previous] = true;
+        this.latest.set(turn, index);
+      } else this.superseded.push(true);
       this.threads.push(this.intern(row.thread_id));
       this.ids.push(row.msg_id);
       this.agents.push(this.intern(row.agent));
-      this.roles.push(this.intern(row.role));
+      this.roles.push(row.role);
       this.runs.push(this.intern(row.run_id));
       this.handOver.push(Boolean(Number(row.filters_changed)));
       this.versions.push(version);
@@ -205,7 +309,15 @@ class TopRows {
 }
 
 /** Ranks the kept rows of a search's namespaces; see `KeptVectors.ranker`. */
-export type KeptRanker = (query: ArrayLike<number>, filters: HandOverFilters, pool: number) => KeptCandidate[];
+export interface KeptRanker {
+  /** Stage 1: the best `pool` rows (any version) on the Int8 query; stage 2 follows in the engine. */
+  candidates(query: ArrayLike<number>, filters: HandOverFilters, pool: number): KeptCandidate[];
+  /**
+   * Both stages, when every copy is exact: the best `limit` live turns at or above `floor`, scored
+   * exactly on `vector` (the Int8 `query` picks the candidates), in the engine path's order.
+   */
+  hits?: (query: ArrayLike<number>, vector: readonly number[], filters: HandOverFilters, limit: number, floor: number) => KeptHit[];
+}
 
 export class KeptVectors {
   /** Ready copies by (namespace, model), least recently used first. */
@@ -226,6 +338,10 @@ export class KeptVectors {
   ) {
     this.options = { ...DEFAULT_KEPT_VECTORS, ...options };
     this.now = this.options.now ?? Date.now;
+    this.options.catchUp?.register((namespace) => {
+      const held = [...this.corpora.values()].filter((c) => c.namespace === namespace).map((c) => c.since());
+      return held.length > 0 ? Math.min(...held) : undefined;
+    });
   }
 
   /** Stops reading: no new read starts, a running one ends at its next page; resolves when none runs. */
@@ -262,7 +378,7 @@ export class KeptVectors {
    * first (one statement), or undefined when one of them is not kept (yet): the caller ranks in
    * the engine, and a full read of the missing ones starts in the background.
    */
-  async ranker(namespaces: readonly string[], model: string): Promise<KeptRanker | undefined> {
+  async ranker(namespaces: readonly string[], model: string, notBefore?: number): Promise<KeptRanker | undefined> {
     if (this.options.maxRows <= 0 || namespaces.length === 0) return undefined;
     const corpora: Corpus[] = [];
     for (const ns of namespaces) {
@@ -277,18 +393,41 @@ export class KeptVectors {
       corpora.push(corpus);
     }
     if (corpora.length < namespaces.length) return undefined;
-    await this.catchUp(corpora, model);
-    return (query, filters, pool) => rank(corpora, query, filters, pool);
+    await this.catchUp(corpora, model, notBefore);
+    return {
+      candidates: (query, filters, pool) => rank(corpora, query, filters, pool),
+      ...(corpora.every((c) => c.exactCopy) ? { hits: (query: ArrayLike<number>, vector: readonly number[], filters: HandOverFilters, limit: number, floor: number) => rankLive(corpora, query, vector, filters, limit, floor) } : {}),
+    };
   }
 
-  /** Reads the rows that landed since each copy was last read (versions above its `since()`). */
-  private async catchUp(corpora: readonly Corpus[], model: string): Promise<void> {
+  /** Drops the copies of a namespace (a hit only they vouched for was removed without a version): the next search reads them again. */
+  suspect(namespace: string): void {
+    for (const corpus of [...this.corpora.values()]) if (corpus.namespace === namespace) this.drop(corpus);
+  }
+
+  /**
+   * The rows of `model` that landed since each copy was last read (versions above its `since()`;
+   * the shared statement's, when there is one), and when their statement began (µs).
+   */
+  private async readSince(corpora: readonly Corpus[], model: string, notBefore?: number): Promise<{ rows: KeptRow[]; at: number }> {
+    const since = Math.max(0, Math.min(...corpora.map((c) => c.since())));
+    const shared = this.options.catchUp;
+    if (shared) {
+      const read = await shared.read(corpora.map((c) => c.namespace), since, notBefore);
+      return { rows: read.rows.filter((r) => r.model === model && r.embed_error === '') as KeptRow[], at: read.at };
+    }
     const at = this.now() * 1000;
     const rows = await this.storage.query<KeptRow>(
-      `SELECT ${ROW_COLUMNS} FROM ${this.storage.tables.conversationEmbeddings}
+      `SELECT ${corpora.some((c) => c.exactCopy) ? EXACT_COLUMNS : ROW_COLUMNS} FROM ${this.storage.tables.conversationEmbeddings}
          WHERE namespace IN {kept_ns:Array(String)} AND model = {kept_model:String} AND embed_error = '' AND version > {kept_since:UInt64}`,
-      { kept_ns: corpora.map((c) => c.namespace), kept_model: model, kept_since: Math.max(0, Math.min(...corpora.map((c) => c.since()))) },
+      { kept_ns: corpora.map((c) => c.namespace), kept_model: model, kept_since: since },
     );
+    return { rows, at };
+  }
+
+  /** Applies a catch-up's rows to the copies, and reads superseded versions away when it is time. */
+  private async catchUp(corpora: readonly Corpus[], model: string, notBefore?: number): Promise<void> {
+    const { rows, at } = await this.readSince(corpora, model, notBefore);
     const byNamespace = new Map(corpora.map((c) => [c.namespace, c]));
     const fresh = new Map<Corpus, KeptRow[]>();
     for (const row of rows) {
@@ -370,21 +509,27 @@ export class KeptVectors {
   private async load(namespace: string, model: string): Promise<Corpus | undefined> {
     const table = this.storage.tables.conversationEmbeddings;
     const params = { kept_ns: namespace, kept_model: model };
-    // Begun before the count: a row landing during the read is read again by the first catch-up.
-    const corpus = new Corpus(namespace, model, this.now(), this.options.marginMicros);
+    const begun = this.now();
     const [head] = await this.storage.query<{ n: string }>(
       `SELECT toString(count()) AS n FROM ${table} WHERE namespace = {kept_ns:String} AND model = {kept_model:String} AND embed_error = ''`,
       params,
     );
-    if (Number(head?.n ?? 0) > this.options.maxRows) {
+    const count = Number(head?.n ?? 0);
+    if (count > this.options.maxRows) {
       this.refused.set(JSON.stringify([namespace, model]), this.now() + this.options.reloadAfterMs);
       return undefined;
     }
+    // Exact when it fits beside the other exact copies (the one it replaces aside).
+    const key = JSON.stringify([namespace, model]);
+    let exactHeld = 0;
+    for (const [k, c] of this.corpora) if (c.exactCopy && k !== key) exactHeld += c.rows;
+    // Begun before the count: a row landing during the read is read again by the first catch-up.
+    const corpus = new Corpus(namespace, model, begun, this.options.marginMicros, exactHeld + count <= this.options.maxExactRows);
     let after: KeptRow | undefined;
     for (;;) {
       if (this.closed) return undefined;
       const page = await this.storage.query<KeptRow>(
-        `SELECT ${ROW_COLUMNS} FROM ${table}
+        `SELECT ${corpus.columns} FROM ${table}
            WHERE namespace = {kept_ns:String} AND model = {kept_model:String} AND embed_error = ''
              ${after ? 'AND (thread_id, msg_id, version) > ({kept_thread:String}, {kept_msg:String}, {kept_version:UInt64})' : ''}
            ORDER BY thread_id, msg_id, version
@@ -432,4 +577,38 @@ function rank(corpora: readonly Corpus[], query: ArrayLike<number>, filters: Han
     }
   }
   return top.rows.map(({ corpus, index }) => ({ namespace: corpus.namespace, thread_id: corpus.threads[index]!, msg_id: corpus.ids[index]! }));
+}
+
+/**
+ * Both stages over exact copies: stage 1 on the Int8 rows that are their turn's latest live
+ * version and pass the filters (the engine path lets hand-over versions through stage 1 and
+ * applies the filters to the latest version in stage 2: the same turns), the best
+ * `candidatesFor(limit)` of them re-scored exactly, then `rankExact` as in the engine path.
+ */
+function rankLive(corpora: readonly Corpus[], query: ArrayLike<number>, vector: readonly number[], filters: HandOverFilters, limit: number, floor: number): KeptHit[] {
+  const top = new TopRows(candidatesFor(limit));
+  for (const corpus of corpora) {
+    if (!corpus.matrix || corpus.matrix.dimensions !== query.length) continue;
+    const dots = corpus.matrix.dot(query);
+    const { agents, roles, runs, superseded, deleted, versions, scales } = corpus;
+    for (let i = 0; i < dots.length; i += 1) {
+      if (superseded[i] || deleted[i] || (filters.agent !== undefined && agents[i] !== filters.agent) || (filters.run_id !== undefined && runs[i] !== filters.run_id) || (filters.role !== undefined && roles[i] !== filters.role)) continue;
+      const score = dots[i]! * scales[i]!;
+      if (top.admits(score, versions[i]!)) top.add(score, versions[i]!, corpus, i);
+    }
+  }
+  let queryNorm = 0;
+  for (const x of vector) queryNorm += x * x;
+  const scored = top.rows.map(({ corpus, index }) => ({
+    namespace: corpus.namespace,
+    thread_id: corpus.threads[index]!,
+    msg_id: corpus.ids[index]!,
+    agent: corpus.agents[index]!,
+    role: corpus.roles[index]!,
+    run_id: corpus.runs[index]!,
+    user_id: corpus.users[index]!,
+    ts: corpus.stamps[index]!,
+    score: corpus.exact!.score(index, vector, queryNorm),
+  }));
+  return rankExact(scored, floor, limit);
 }

@@ -27,13 +27,14 @@ export function neighbourStatement(table: string, filters: readonly string[]): s
 }
 
 /**
- * The first `chars` characters of some turns' embedding rows, by key: each key's latest version
- * by argMax instead of FINAL, which reads only the few granules of these keys.
+ * The text of some turns' latest embedding rows, and whether that row is a tombstone, by key:
+ * each key's latest version by argMax instead of FINAL, which reads only the few granules of
+ * these keys. The IN lists cross: the caller keeps the keys it asked.
  *
- * Parameters: namespaces, threads, ids, chars.
+ * Parameters: namespaces, threads, ids.
  */
-export function neighbourExcerptStatement(table: string): string {
-  return `SELECT namespace, thread_id, msg_id, argMax(substringUTF8(text, 1, {chars:UInt32}), version) AS excerpt
+export function latestTextStatement(table: string): string {
+  return `SELECT namespace, thread_id, msg_id, argMax(text, version) AS text, argMax(deleted, version) AS deleted
      FROM ${table}
      WHERE namespace IN {namespaces:Array(String)} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)}
      GROUP BY namespace, thread_id, msg_id`;

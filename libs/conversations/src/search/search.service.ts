@@ -11,8 +11,8 @@ import { retentionCondition } from '../lexical/retention-condition';
 import { firstMatch, queryTerms } from '../lexical/tokenizer';
 import { centredExcerpt } from '../saved/bm25';
 import type { LiveSettingsService } from '../settings/live-settings.service';
-import { firstChars } from '../text';
-import { neighbourExcerptStatement, neighbourStatement } from './neighbour-statement';
+import { firstChars, isWholeText } from '../text';
+import { latestTextStatement, neighbourStatement } from './neighbour-statement';
 import { convexFusion, fusionDepth, HYBRID_VECTOR_FLOOR, hybridVectorDepth, NEIGHBOUR_SOURCES, withNeighbours } from './score-fusion';
 import type { KeptRanker, KeptVectors } from './kept-vectors';
 import { candidatesFor, exactCandidatesStatement, keptCandidatesStatement, latestLive, needsMoreCandidates, quantize, rankExact, vectorCandidatesStatement, type CandidateRow, type HandOverFilters } from './vector-ranking';
@@ -35,6 +35,18 @@ export interface LexicalSearchOptions {
   keptVectors?: KeptVectors;
   /** Namespaces' postings of asked terms kept in this process (ADR 0039): a namespace-wide lexical leg ranks here. */
   keptPostings?: KeptPostings;
+}
+
+/** One attempt at a search: whether kept copies may answer, and when it began (performance.now()). */
+interface SearchPass {
+  useKept: boolean;
+  began: number;
+}
+
+/** The vector leg's rows, and whether an exact kept copy alone ranked them (then a hit with no row left was purged since). */
+interface VectorLeg {
+  rows: HitRow[];
+  kept: boolean;
 }
 
 /** The lexical leg's rows, and whether they were ranked on kept postings (then a hit whose text is gone was purged since). */
@@ -107,35 +119,38 @@ export class SearchService {
 
   /** One search; undefined when a BM25 hit ranked on kept postings turned out to be gone. */
   private async searchOnce(scope: NamespaceSet, agent: string, input: SearchTurnsRequest, useKept: boolean): Promise<SearchTurnsResponse | undefined> {
+    // The kept copies' catch-ups may share a statement that began after this search did (ADR 0040).
+    const pass: SearchPass = { useKept, began: performance.now() };
     const settings = await this.settings.all();
     const mode: SearchMode = input.search_mode ?? settings.conversation_search_default_mode;
     const excerptChars = settings.conversation_search_excerpt_chars;
     const floor = settings.conversation_search_min_similarity;
     const limit = input.limit ?? Defaults.searchLimit;
-    if (mode === 'vector') return this.vectorMode(scope, agent, input, { floor, limit, excerptChars });
+    if (mode === 'vector') return this.vectorMode(scope, agent, input, { floor, limit, excerptChars }, pass);
 
     // Words the index never holds (stopwords, punctuation) find nothing, in either leg.
     const terms = queryTerms(input.query);
     if (terms.length === 0) return { hits: [], mode };
     if (mode === 'lexical') {
-      const leg = await this.lexicalSearch(scope, agent, input, terms, limit, useKept);
+      const leg = await this.lexicalSearch(scope, agent, input, terms, limit, pass);
       const hits = await this.lexicalHits(leg, excerptChars, limit);
       return hits && { hits, mode };
     }
 
     const vectorFloor = Math.min(floor, HYBRID_VECTOR_FLOOR);
     // A query holding a secret is never sent to the embedder: the BM25 leg answers alone.
-    const vectorLeg = async (): Promise<HitRow[] | undefined> => {
+    const vectorLeg = async (): Promise<VectorLeg | undefined> => {
       const embedded = readsAsHigh(input.query) ? undefined : await this.embedder.embed([input.query]);
       const query = usableQueryVector(embedded);
       if (!query) return undefined;
-      return this.vectorSearch(scope, agent, input, { ...query, floor: vectorFloor, limit: this.vectorDepth(limit), excerptChars, excerpts: false });
+      return this.vectorSearch(scope, agent, input, { ...query, floor: vectorFloor, limit: this.vectorDepth(limit), excerptChars, excerpts: false }, pass);
     };
-    const [vector, leg] = await Promise.all([vectorLeg(), this.lexicalSearch(scope, agent, input, terms, fusionDepth(limit), useKept)]);
-    if (!vector) {
+    const [vectorResult, leg] = await Promise.all([vectorLeg(), this.lexicalSearch(scope, agent, input, terms, fusionDepth(limit), pass)]);
+    if (!vectorResult) {
       const hits = await this.lexicalHits(leg, excerptChars, limit);
       return hits && { hits, mode: 'lexical' };
     }
+    const vector = vectorResult.rows;
     const lexical = leg.rows;
 
     const weight = input.lexical_weight ?? Defaults.searchLexicalWeight;
@@ -163,25 +178,26 @@ export class SearchService {
       })
       .sort((a, b) => b.score - a.score || (a.row.ts < b.row.ts ? 1 : a.row.ts > b.row.ts ? -1 : 0))
       .slice(0, limit);
-    // The texts of the BM25 hits not read yet, beside the first characters of the other hits (the
-    // vector leg reads no text: its excerpts are read only for the hits that rank).
+    // The answer's texts in one statement (the vector leg reads none): each hit's latest embedding
+    // row, whole for most turns; a BM25 hit's longer text is then read from its transcript.
+    const latest = await this.embeddingTexts(ranked.map(({ row }) => row));
     const asked = new Set(early.map(hitKey));
     const late = ranked.flatMap(({ key }) => (lexicalRows.has(key) && !asked.has(key) ? [lexicalRows.get(key)!] : []));
-    const others = ranked.filter(({ key }) => !lexicalRows.has(key)).map(({ row }) => row);
-    const [lateTexts, excerpts] = await Promise.all([this.fullTexts(late), this.excerpts(others, excerptChars)]);
-    for (const [key, text] of lateTexts) texts.set(key, text);
-    // A hit only the kept postings vouch for (a BM25 hit, a neighbour), with no text left, was purged since they were read.
-    const gone = leg.kept ? ranked.filter(({ key }) => !vectorRows.has(key) && (lexicalRows.has(key) ? !texts.has(key) : !excerpts.has(key))) : [];
+    for (const [key, text] of await this.fullTexts(late, latest)) texts.set(key, text);
+    const excerpts = new Map([...latest].map(([key, text]) => [key, firstChars(text, excerptChars)]));
+    // A hit only kept copies vouch for (kept postings: a BM25 hit, a neighbour; an exact vector
+    // copy: a vector hit), with no text left, was removed without a version since they were read.
+    const engineVouched = (key: string): boolean => (vectorRows.has(key) && !vectorResult.kept) || ((lexicalRows.has(key) || !vectorRows.has(key)) && !leg.kept);
+    const gone = ranked.filter(({ key }) => !engineVouched(key) && (lexicalRows.has(key) ? !texts.has(key) : !excerpts.has(key)));
     if (gone.length > 0) return this.forgetPurged(gone.map(({ row }) => row));
     const matchedExcerpt = new Map(ranked.flatMap(({ key }) => {
       const lexicalRow = lexicalRows.get(key);
       const excerpt = lexicalRow && matchExcerpt(texts.get(key), lexicalRow.matched, excerptChars);
       return excerpt === undefined ? [] : [[key, excerpt] as const];
     }));
-    // A BM25 hit whose text shows none of its terms (stemming, folding) shows its first characters when the vector leg found it too.
-    const unmatched = ranked.filter(({ key }) => lexicalRows.has(key) && !matchedExcerpt.has(key) && vectorRows.has(key)).map(({ row }) => row);
-    for (const [key, excerpt] of await this.excerpts(unmatched, excerptChars)) excerpts.set(key, excerpt);
-    const hits = ranked.map(({ key, score, row }) => toHit({ ...row, excerpt: matchedExcerpt.get(key) ?? excerpts.get(key) ?? '', score }));
+    // A BM25 hit with no text shows the first characters of its embedding row when the vector leg found it too.
+    const excerptOf = (key: string): string => matchedExcerpt.get(key) ?? (lexicalRows.has(key) && !vectorRows.has(key) ? undefined : excerpts.get(key)) ?? '';
+    const hits = ranked.map(({ key, score, row }) => toHit({ ...row, excerpt: excerptOf(key), score }));
     return { hits, mode };
   }
 
@@ -213,12 +229,19 @@ export class SearchService {
     return { rows, of };
   }
 
-  /** The first `chars` characters of some turns' embedding rows (neighbourExcerptStatement), by key. */
-  private async excerpts(rows: ReadonlyArray<HitRow>, chars: number): Promise<Map<string, string>> {
+  /**
+   * The text of each turn's latest embedding row, by key; a turn whose latest row is a tombstone,
+   * or that has none, is absent. Below `Limits.embedChars` characters it is the turn's whole text
+   * (`isWholeText`). One statement on the embedding rows (granules of 64 rows, LZ4): at 100k turns
+   * about half the time of the same read from the transcripts, whose granules hold ~500 turns in ZSTD.
+   */
+  private async embeddingTexts(rows: ReadonlyArray<{ namespace: string; thread_id: string; msg_id: string }>): Promise<Map<string, string>> {
     if (rows.length === 0) return new Map();
-    const keys = { namespaces: [...new Set(rows.map((r) => r.namespace))], threads: [...new Set(rows.map((r) => r.thread_id))], ids: [...new Set(rows.map((r) => r.msg_id))], chars };
-    const found = await this.storage.query<{ namespace: string; thread_id: string; msg_id: string; excerpt: string }>(neighbourExcerptStatement(this.storage.tables.conversationEmbeddings), keys);
-    return new Map(found.map((e) => [hitKey(e), e.excerpt]));
+    const keys = { namespaces: [...new Set(rows.map((r) => r.namespace))], threads: [...new Set(rows.map((r) => r.thread_id))], ids: [...new Set(rows.map((r) => r.msg_id))] };
+    const found = await this.storage.query<{ namespace: string; thread_id: string; msg_id: string; text: string; deleted: boolean | number }>(latestTextStatement(this.storage.tables.conversationEmbeddings), keys);
+    const wanted = new Set(rows.map(hitKey));
+    // The IN lists cross (one turn's msg_id in another's thread): only the turns asked are kept.
+    return new Map(found.filter((f) => !Number(f.deleted) && wanted.has(hitKey(f))).map((f) => [hitKey(f), f.text]));
   }
 
   /** The spec's vector search, unchanged: cosine ranking, or the substring fallback. */
@@ -227,15 +250,16 @@ export class SearchService {
     agent: string,
     input: SearchTurnsRequest,
     options: { floor: number; limit: number; excerptChars: number },
-  ): Promise<SearchTurnsResponse> {
+    pass: SearchPass,
+  ): Promise<SearchTurnsResponse | undefined> {
     // A query holding a secret is never sent to the embedder; the substring match answers it
     // (and it never returns high turns, so the secret is not echoed back either).
     const embedded = readsAsHigh(input.query) ? undefined : await this.embedder.embed([input.query]);
     // A query with nothing to embed ("?", "👍") has no direction to rank by: the substring match answers it.
     const query = usableQueryVector(embedded);
     if (query) {
-      const rows = await this.vectorSearch(scope, agent, input, { ...query, ...options });
-      return { hits: rows.map(toHit), mode: 'vector' };
+      const leg = await this.vectorSearch(scope, agent, input, { ...query, ...options }, pass);
+      return leg && { hits: leg.rows.map(toHit), mode: 'vector' };
     }
     const rows = await this.substringSearch(scope, agent, input, options);
     return { hits: rows.map(toHit), mode: 'substring' };
@@ -246,9 +270,9 @@ export class SearchService {
    * the namespaces' statistics (`Bm25Statistics`): cached ones are checked beside the scoring,
    * and when a write made them out of date, they are read again and the scoring re-runs.
    */
-  private async lexicalSearch(scope: NamespaceSet, agent: string, input: SearchTurnsRequest, terms: string[], limit: number, useKept: boolean): Promise<LexicalLeg> {
+  private async lexicalSearch(scope: NamespaceSet, agent: string, input: SearchTurnsRequest, terms: string[], limit: number, pass: SearchPass): Promise<LexicalLeg> {
     // A namespace-wide search whose namespaces' postings are kept ranks here (ADR 0039).
-    const ranker = useKept && !scope.all ? await this.keptPostings?.ranker(scope.namespaces, terms, { k1: K1, b: B }) : undefined;
+    const ranker = pass.useKept && !scope.all ? await this.keptPostings?.ranker(scope.namespaces, terms, { k1: K1, b: B }, pass.began) : undefined;
     if (ranker) {
       const filters = { agent: agent === ALL_AGENTS ? undefined : agent, thread_id: input.thread_id, run_id: input.run_id, role: input.role };
       return { rows: ranker.rank(filters, limit), kept: { ranker, filters } };
@@ -259,9 +283,12 @@ export class SearchService {
     return { rows: await this.scoreLexical(scope, agent, input, terms, limit, await this.statistics.refresh(scope, terms)) };
   }
 
-  /** Reads the kept postings of the namespaces of purged hits again; the caller searches in the engine. */
+  /** Reads the kept copies of the namespaces of purged hits again; the caller searches in the engine. */
   private forgetPurged(rows: ReadonlyArray<{ namespace: string }>): undefined {
-    for (const ns of new Set(rows.map((r) => r.namespace))) this.keptPostings?.suspect(ns);
+    for (const ns of new Set(rows.map((r) => r.namespace))) {
+      this.keptPostings?.suspect(ns);
+      this.kept?.suspect(ns);
+    }
     return undefined;
   }
 
@@ -282,19 +309,26 @@ export class SearchService {
    * when kept postings ranked one whose text is gone (purged since they were read).
    */
   private async lexicalHits(leg: LexicalLeg, chars: number, limit: number): Promise<SearchHit[] | undefined> {
-    const texts = await this.fullTexts(leg.rows.slice(0, limit));
     const rows = leg.rows.slice(0, limit);
+    const texts = await this.fullTexts(rows, await this.embeddingTexts(rows));
     const gone = rows.filter((row) => !texts.has(hitKey(row)));
     if (leg.kept && gone.length > 0) return this.forgetPurged(gone);
     return rows.map((row) => toHit({ ...row, excerpt: matchExcerpt(texts.get(hitKey(row)), row.matched, chars) ?? '' }));
   }
 
   /**
-   * The whole text of each turn (the postings cover all of it): the owner's transcript row, or
-   * where retention expired it, the embedding row's first 2,048 characters. Neither is ever high.
+   * The whole text of each turn (the postings cover all of it): from `known` (embeddingTexts) when
+   * whole there, else the owner's transcript row, or where retention expired it, the embedding
+   * row's first 2,048 characters. None is ever high.
    */
-  private async fullTexts(rows: ReadonlyArray<{ namespace: string; thread_id: string; agent: string; msg_id: string }>): Promise<Map<string, string>> {
+  private async fullTexts(all: ReadonlyArray<{ namespace: string; thread_id: string; agent: string; msg_id: string }>, known: ReadonlyMap<string, string> = new Map()): Promise<Map<string, string>> {
     const texts = new Map<string, string>();
+    // A latest embedding row's text already read is the whole text when it is short enough.
+    for (const r of all) {
+      const text = known.get(hitKey(r));
+      if (text !== undefined && isWholeText(text)) texts.set(hitKey(r), text);
+    }
+    const rows = all.filter((r) => !texts.has(hitKey(r)));
     if (rows.length === 0) return texts;
     const { tables } = this.storage;
     const params = {
@@ -353,7 +387,8 @@ export class SearchService {
     agent: string,
     input: SearchTurnsRequest,
     options: { vector: number[]; model: string; floor: number; limit: number; excerptChars: number; excerpts?: boolean },
-  ): Promise<HitRow[]> {
+    pass: SearchPass,
+  ): Promise<VectorLeg | undefined> {
     // One thread's rows are few: score them exactly. A wider scope ranks on the Int8 copy first.
     const exact = input.thread_id !== undefined;
     const params: Record<string, unknown> = { q: options.vector, ...(exact ? {} : { q16: quantize(options.vector) }), chars: options.excerptChars };
@@ -366,16 +401,25 @@ export class SearchService {
     params['model'] = options.model;
     const filters = { agent: agent === ALL_AGENTS ? undefined : agent, run_id: input.run_id, role: input.role };
     // A namespace-wide search whose namespaces are kept ranks its first stage here (ADR 0038).
-    const ranker = exact || scope.all ? undefined : await this.kept?.ranker(scope.namespaces, options.model);
+    const ranker = exact || scope.all || !pass.useKept ? undefined : await this.kept?.ranker(scope.namespaces, options.model, pass.began);
+    if (ranker?.hits) {
+      // Exact copies (ADR 0040): both stages here; only the answer's excerpts are read.
+      const hits: HitRow[] = ranker.hits(params['q16'] as number[], options.vector, filters, options.limit, options.floor).map((h) => ({ ...h, excerpt: '' }));
+      if (options.excerpts === false) return { rows: hits, kept: true };
+      const texts = await this.embeddingTexts(hits);
+      // A hit with no row left was purged (or expired) since the copy was read.
+      if (hits.some((h) => !texts.has(hitKey(h)))) return this.forgetPurged(hits);
+      return { rows: hits.map((h) => ({ ...h, excerpt: firstChars(texts.get(hitKey(h))!, options.excerptChars) })), kept: true };
+    }
     if (ranker) {
       const { q16, ...exactParams } = params;
-      return this.keptSearch(ranker, q16 as number[], keptCandidatesStatement(this.storage.tables.conversationEmbeddings, conditions, handOver, { excerpt: options.excerpts ?? true }), exactParams, filters, options);
+      return { rows: await this.keptSearch(ranker, q16 as number[], keptCandidatesStatement(this.storage.tables.conversationEmbeddings, conditions, handOver, { excerpt: options.excerpts ?? true }), exactParams, filters, options), kept: false };
     }
     const statement = (exact ? exactCandidatesStatement : vectorCandidatesStatement)(this.storage.tables.conversationEmbeddings, conditions, handOver, { excerpt: options.excerpts ?? true });
     for (let pool = candidatesFor(options.limit); ; pool *= 4) {
       const rows = await this.storage.query<CandidateRow>(statement, { ...params, candidates: pool });
       const live = latestLive(rows, filters);
-      if (!needsMoreCandidates(pool, rows.length, live.length, options.limit)) return rankExact(live, options.floor, options.limit);
+      if (!needsMoreCandidates(pool, rows.length, live.length, options.limit)) return { rows: rankExact(live, options.floor, options.limit), kept: false };
     }
   }
 
@@ -393,7 +437,7 @@ export class SearchService {
     options: { floor: number; limit: number },
   ): Promise<HitRow[]> {
     for (let pool = candidatesFor(options.limit); ; pool *= 4) {
-      const candidates = ranker(query, filters, pool);
+      const candidates = ranker.candidates(query, filters, pool);
       const wanted = new Set(candidates.map(hitKey));
       const rows =
         candidates.length === 0

@@ -37,13 +37,16 @@ export type CandidateRow = Pick<EmbeddingRow, 'namespace' | 'thread_id' | 'msg_i
 
 /**
  * A candidate's columns (`CandidateRow`): its exact score and excerpt read only for the rows kept.
+ * The score is summed in Float64 (the stored Float32 values widened, the query as given), as an
+ * exact kept copy scores in this process (ADR 0040): in Float32 the two sums differed in the
+ * sixth decimal the answer shows.
  * Without `excerpt` (hybrid's vector leg, which reads the excerpts of the few hits that rank),
  * the text column is not read: at 1M turns that was about 40% of stage 2.
  */
 function candidateColumns(excerpt: boolean): string {
   return `namespace, thread_id, msg_id, agent, role, run_id, user_id, ts,
             ${excerpt ? 'substringUTF8(text, 1, {chars:UInt32})' : "''"} AS excerpt,
-            1 - cosineDistance(embedding, {q:Array(Float32)}) AS score,
+            1 - cosineDistance(CAST(embedding, 'Array(Float64)'), {q:Array(Float64)}) AS score,
             deleted, version`;
 }
 

@@ -110,6 +110,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
       metrics,
       retentionDays: config.retention.days,
       keptVectors: config.search.keptVectors,
+      keptExactVectors: config.search.keptExactVectors,
       keptPostings: config.search.keptPostings,
     });
     metrics.reportKeptVectors(() => ({ rows: plane.keptVectors.held().rows, loading: plane.keptVectors.loading() }));

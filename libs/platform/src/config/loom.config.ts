@@ -51,7 +51,7 @@ export interface LoomConfig {
   embedRequestTimeoutMs: number;
   conversation: { searchMinSimilarity: number; searchExcerptChars: number };
   /** Namespace-wide vector search (ADR 0038). */
-  search: { keptVectors: number; keptPostings: number };
+  search: { keptVectors: number; keptExactVectors: number; keptPostings: number };
   /** The model behind the titler (and later the summarizer and brief revisions). */
   llm: {
     provider: LlmProviderName;
@@ -156,6 +156,12 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
     default: '1000000',
     meaning:
       "embedding rows whose Int8 vectors the search process keeps in memory to rank a namespace-wide vector leg without scanning the engine (ADR 0038; about dimensions + 60 bytes each: 1,000,000 at 384 dimensions is about 450 MB); a namespace over it ranks in the engine; 0 keeps none",
+  },
+  {
+    name: 'LOOM_SEARCH_KEPT_EXACT_VECTORS',
+    default: '250000',
+    meaning:
+      "of the kept rows (LOOM_SEARCH_KEPT_VECTORS), how many also keep their Float32 vector and header, so that a namespace-wide vector leg is ranked and scored exactly in the search process with no engine statement (ADR 0040; about 4 x dimensions + 100 bytes each: 250,000 at 384 dimensions is about 400 MB); a namespace that does not fit re-scores its candidates in the engine; 0 keeps none",
   },
   {
     name: 'LOOM_SEARCH_KEPT_POSTINGS',
@@ -370,6 +376,7 @@ export function loadConfigSections<K extends ConfigSection>(
     embedRequestTimeoutMs: () => int('LOOM_EMBED_REQUEST_TIMEOUT_MS', 15_000, 50, 600_000),
     search: () => ({
       keptVectors: int('LOOM_SEARCH_KEPT_VECTORS', 1_000_000, 0, 100_000_000),
+      keptExactVectors: int('LOOM_SEARCH_KEPT_EXACT_VECTORS', 250_000, 0, 100_000_000),
       keptPostings: int('LOOM_SEARCH_KEPT_POSTINGS', 5_000_000, 0, 1_000_000_000),
     }),
     conversation: () => ({
