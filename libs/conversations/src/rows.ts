@@ -24,6 +24,9 @@ export interface TranscriptRow {
   version: number;
 }
 
+/** A search hit ranked on a kept copy (ADR 0038-0040): the turn's columns as its embedding row says them, and its score. */
+export type KeptHit = Pick<EmbeddingRow, 'namespace' | 'thread_id' | 'msg_id' | 'agent' | 'role' | 'run_id' | 'user_id' | 'ts'> & { score: number };
+
 /** An embedding row of `loom.conversation_embeddings` as stored. */
 export interface EmbeddingRow {
   namespace: string;

@@ -1,6 +1,7 @@
 import type { Storage } from '@loom/clickhouse';
 import type { TurnRole } from '@loom/contracts';
 import type { Logger } from '@loom/platform';
+import type { KeptHit } from '../rows';
 import type { SharedCatchUp } from '../search/shared-catch-up';
 
 /**
@@ -114,18 +115,7 @@ export interface KeptLexicalFilters {
 }
 
 /** A BM25 hit ranked here, in the shape the engine statement returns. */
-export interface KeptLexicalRow {
-  namespace: string;
-  thread_id: string;
-  msg_id: string;
-  agent: string;
-  role: TurnRole;
-  run_id: string;
-  user_id: string;
-  ts: string;
-  score: number;
-  matched: string[];
-}
+export type KeptLexicalRow = KeptHit & { matched: string[] };
 
 export interface Bm25Shape {
   k1: number;

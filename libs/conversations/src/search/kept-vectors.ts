@@ -1,5 +1,6 @@
 import type { Storage } from '@loom/clickhouse';
 import type { TurnRole } from '@loom/contracts';
+import type { KeptHit } from '../rows';
 import type { Logger } from '@loom/platform';
 import { Int8Matrix } from './int8-dot';
 import type { SharedCatchUp } from './shared-catch-up';
@@ -71,19 +72,6 @@ export interface KeptCandidate {
   namespace: string;
   thread_id: string;
   msg_id: string;
-}
-
-/** A hit of an exact copy: the turn's latest live version with its exact score (the caller reads its excerpt). */
-export interface KeptHit {
-  namespace: string;
-  thread_id: string;
-  msg_id: string;
-  agent: string;
-  role: TurnRole;
-  run_id: string;
-  user_id: string;
-  ts: string;
-  score: number;
 }
 
 /** One kept row as read. */
