@@ -6,7 +6,7 @@
  *
  * Only the hits' threads are read (the table is ordered by namespace, thread_id), and only the
  * columns that order and filter them: the text of every turn of those threads is not read here
- * (neighbourExcerptStatement reads it for the neighbours found). Each row returned is a
+ * (latestTextStatement reads it for the hits that make the answer). Each row returned is a
  * neighbour: its own columns and the ids of the turns on either side, which the caller matches
  * against the hits.
  *
