@@ -24,6 +24,9 @@ export interface TranscriptRow {
   version: number;
 }
 
+/** A turn's key within a namespace in the kept copies: length-prefixed, since ids may hold any character and no separator alone keeps two keys apart. */
+export const keptTurnKey = (thread: string, msg: string): string => `${thread.length}:${thread}${msg.length}:${msg}`;
+
 /** A search hit ranked on a kept copy (ADR 0038-0040): the turn's columns as its embedding row says them, and its score. */
 export type KeptHit = Pick<EmbeddingRow, 'namespace' | 'thread_id' | 'msg_id' | 'agent' | 'role' | 'run_id' | 'user_id' | 'ts'> & { score: number };
 

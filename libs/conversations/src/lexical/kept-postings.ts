@@ -1,7 +1,7 @@
 import type { Storage } from '@loom/clickhouse';
 import type { TurnRole } from '@loom/contracts';
 import type { Logger } from '@loom/platform';
-import type { KeptHit } from '../rows';
+import { keptTurnKey, type KeptHit } from '../rows';
 import type { SharedCatchUp } from '../search/shared-catch-up';
 
 /**
@@ -157,7 +157,6 @@ const TERM_READ_MAX_WAIT_MS = 5_000;
 /** A term used this recently and dropped for room is not read again for a while (`refusedTerms`). */
 const TERM_HOLD_MS = 60_000;
 
-const turnKey = (thread: string, msg: string): string => `${thread.length}:${thread}${msg.length}:${msg}`;
 
 class Corpus {
   /** Each turn's slot in `turnList` (postings name turns by slot: integer keys rank several times faster). */
@@ -211,7 +210,7 @@ class Corpus {
   catchUp(rows: readonly SourceRow[], at: number): number {
     let changed = this.apply(rows.map((r) => ({ ...r, term: '', tf: r.doc_len })), at);
     for (const row of rows) {
-      const key = turnKey(row.thread_id, row.msg_id);
+      const key = keptTurnKey(row.thread_id, row.msg_id);
       const version = Number(row.v);
       for (let i = 0; i < row.terms.length; i += 1) {
         const postings = this.terms.get(row.terms[i]!);
@@ -229,7 +228,7 @@ class Corpus {
     const postings = this.terms.get(term) ?? new Map<number, Posting>();
     this.terms.set(term, postings);
     if (!read) return;
-    for (let i = 0; i < read.ids.length; i += 1) this.put(postings, turnKey(read.threads[i]!, read.ids[i]!), Number(read.versions[i]), Number(read.tfs[i]));
+    for (let i = 0; i < read.ids.length; i += 1) this.put(postings, keptTurnKey(read.threads[i]!, read.ids[i]!), Number(read.versions[i]), Number(read.tfs[i]));
   }
 
   private put(postings: Map<number, Posting>, key: string, version: number, tf: number): boolean {
@@ -256,7 +255,7 @@ class Corpus {
     let changed = 0;
     for (const row of rows) {
       const version = Number(row.v);
-      const key = turnKey(row.thread_id, row.msg_id);
+      const key = keptTurnKey(row.thread_id, row.msg_id);
       const recentKey = `${key}${row.v}`;
       if (this.recent.has(recentKey)) continue;
       // Only a row within the margin of this read can come back in the next catch-up.

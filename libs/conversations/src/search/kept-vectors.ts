@@ -1,6 +1,6 @@
 import type { Storage } from '@loom/clickhouse';
 import type { TurnRole } from '@loom/contracts';
-import type { KeptHit } from '../rows';
+import { keptTurnKey, type KeptHit } from '../rows';
 import type { Logger } from '@loom/platform';
 import { Int8Matrix } from './int8-dot';
 import type { SharedCatchUp } from './shared-catch-up';
@@ -106,7 +106,6 @@ const ROW_COLUMNS = `namespace, thread_id, msg_id, agent, role, run_id, filters_
  */
 const EXACT_COLUMNS = `${ROW_COLUMNS}, arrayStringConcat(arrayMap(x -> hex(x), embedding)) AS f32`;
 
-const turnKey = (thread: string, msg: string): string => `${thread.length}:${thread}${msg.length}:${msg}`;
 
 /** Float32 rows in fixed-size chunks (a copy grows by appends; no chunk is ever copied). */
 class Float32Rows {
@@ -206,8 +205,8 @@ class Corpus {
     const since = this.since();
     for (const row of rows) {
       const version = Number(row.v);
-      // Length-prefixed: ids may hold any character, so no separator alone keeps two keys apart.
-      const key = `${row.thread_id.length}:${row.thread_id}${row.msg_id.length}:${row.msg_id}${row.v}`;
+      const turn = keptTurnKey(row.thread_id, row.msg_id);
+      const key = `${turn}${row.v}`;
       if (this.recent.has(key)) continue;
       const bytes = Buffer.from(row.q8, 'base64');
       const vector = new Int8Array(bytes.length);
@@ -224,17 +223,8 @@ class Corpus {
         this.exact ??= new Float32Rows(vector.length);
         this.exact.append(f32);
       }
-      this.users.push(this.intern(row.user_id));
-      this.stamps.push(row.ts);
-      this.deleted.push(Boolean(Number(row.deleted)));
-      // Of two rows of a turn the higher version is its latest; of equal ones the first read (as stage 2 keeps them).
-      const turn = turnKey(row.thread_id, row.msg_id);
-      const previous = this.latest.get(turn);
-      if (previous === undefined || this.versions[previous]! < version) {
-        this.superseded.push(false);
-        if (previous !== undefined) this.superseded[previous] = true;
-        this.latest.set(turn, index);
-      } else this.superseded.push(true);
+      // Only an exact copy answers without stage 2, so only it keeps headers and latest versions.
+      if (this.exactCopy) this.keepHeader(row, turn, index, version);
       this.threads.push(this.intern(row.thread_id));
       this.ids.push(row.msg_id);
       this.agents.push(this.intern(row.agent));
@@ -250,11 +240,29 @@ class Corpus {
     return added;
   }
 
+  /** An exact copy's row header, and whether the row is its turn's latest: of two rows the higher version; of equal ones the first read (as stage 2 keeps them). */
+  private keepHeader(row: KeptRow, turn: string, index: number, version: number): void {
+    this.users.push(this.intern(row.user_id));
+    this.stamps.push(row.ts);
+    this.deleted.push(Boolean(Number(row.deleted)));
+    const previous = this.latest.get(turn);
+    if (previous === undefined || this.versions[previous]! < version) {
+      this.superseded.push(false);
+      if (previous !== undefined) this.superseded[previous] = true;
+      this.latest.set(turn, index);
+    } else this.superseded.push(true);
+  }
+
   /** Marks a catch-up that began at `at` (µs) as read, forgetting the rows no later catch-up can return. */
   caughtUp(at: number): void {
     this.caughtUpAt = Math.max(this.caughtUpAt, at);
     const since = this.since();
     for (const [key, version] of this.recent) if (version <= since) this.recent.delete(key);
+  }
+
+  /** Whether row `i` passes the agent, run and role filters. */
+  passes(i: number, filters: HandOverFilters): boolean {
+    return !((filters.agent !== undefined && this.agents[i] !== filters.agent) || (filters.run_id !== undefined && this.runs[i] !== filters.run_id) || (filters.role !== undefined && this.roles[i] !== filters.role));
   }
 
   private intern(s: string): string {
@@ -557,9 +565,9 @@ function rank(corpora: readonly Corpus[], query: ArrayLike<number>, filters: Han
   for (const corpus of corpora) {
     if (!corpus.matrix || corpus.matrix.dimensions !== query.length) continue;
     const dots = corpus.matrix.dot(query);
-    const { agents, roles, runs, handOver, versions, scales } = corpus;
+    const { handOver, versions, scales } = corpus;
     for (let i = 0; i < dots.length; i += 1) {
-      if (!handOver[i] && ((filters.agent !== undefined && agents[i] !== filters.agent) || (filters.run_id !== undefined && runs[i] !== filters.run_id) || (filters.role !== undefined && roles[i] !== filters.role))) continue;
+      if (!handOver[i] && !corpus.passes(i, filters)) continue;
       const score = dots[i]! * scales[i]!;
       if (top.admits(score, versions[i]!)) top.add(score, versions[i]!, corpus, i);
     }
@@ -578,9 +586,9 @@ function rankLive(corpora: readonly Corpus[], query: ArrayLike<number>, vector: 
   for (const corpus of corpora) {
     if (!corpus.matrix || corpus.matrix.dimensions !== query.length) continue;
     const dots = corpus.matrix.dot(query);
-    const { agents, roles, runs, superseded, deleted, versions, scales } = corpus;
+    const { superseded, deleted, versions, scales } = corpus;
     for (let i = 0; i < dots.length; i += 1) {
-      if (superseded[i] || deleted[i] || (filters.agent !== undefined && agents[i] !== filters.agent) || (filters.run_id !== undefined && runs[i] !== filters.run_id) || (filters.role !== undefined && roles[i] !== filters.role)) continue;
+      if (superseded[i] || deleted[i] || !corpus.passes(i, filters)) continue;
       const score = dots[i]! * scales[i]!;
       if (top.admits(score, versions[i]!)) top.add(score, versions[i]!, corpus, i);
     }
