@@ -100,9 +100,9 @@ export async function runSearchPart(ctx: BenchContext): Promise<SearchPartResult
       // turns) is flushed to disk first, as it would long be in a deployment that grew to this size.
       execSync('sync');
       progress(`  background merges ${settle.merged ? 'settled' : 'still running'} after ${Math.round(settle.ms / 1000)} s; ${settle.activeParts} active parts in conversation_embeddings`);
-      // Searches rank on kept vectors once the namespace's copy is read (ADR 0038): the first search starts
-      // the read, which runs in the background; measured at rest, after it.
-      const kept = await settleKeptVectors(client, () => client.call('conversation.search', { namespace: NAMESPACE, namespace_scope: 'namespace', query: queries[0], search_mode: 'vector' }));
+      // Searches rank on kept vectors and postings once the namespace's copies are read (ADR 0038, 0041):
+      // the first hybrid search starts both reads, which run in the background; measured at rest, after them.
+      const kept = await settleKeptVectors(client, () => client.call('conversation.search', { namespace: NAMESPACE, namespace_scope: 'namespace', query: queries[0], search_mode: 'hybrid' }));
       progress(`  kept vectors: ${kept.rows} rows read into memory in ${Math.round(kept.ms / 1000)} s`);
       results.push({ ...(await measure(client, loaded, queries)), settle, kept });
       const r = results[results.length - 1]!;

@@ -349,7 +349,7 @@ function searchSection(s: SearchPartResult, meta: RunMeta): string {
   const withHybrid = s.sizes.filter((z) => z.hybrid);
   if (withHybrid.length > 0) {
     out.push('');
-    out.push('**Hybrid and lexical search** (issue 10) on the same queries, one at a time after 20 warm-up queries; the vector columns above are `search_mode: "vector"`. "Hybrid" asks each word for the first time (its BM25 leg ranks in the engine while the kept postings read the word in idle time); "words asked before" is a second hybrid pass over the same queries once those reads are done (ADR 0039, 0040).');
+    out.push('**Hybrid and lexical search** (issue 10) on the same queries, one at a time after 20 warm-up queries; the vector columns above are `search_mode: "vector"`. "Hybrid" asks each word for the first time; "words asked before" is a second hybrid pass over the same queries. Since ADR 0041 the kept postings hold every term of the namespace, so both passes rank the BM25 leg in the process (before it, a first ask ranked in the engine while the word was read in idle time: ADR 0039, 0040).');
     out.push('');
     out.push(
       table(
@@ -393,7 +393,7 @@ function searchSection(s: SearchPartResult, meta: RunMeta): string {
     if (kept.length > 0) {
       out.push('');
       out.push(
-        'Then one search starts the read of the namespace\'s Int8 vectors into Loom\'s memory (ADR 0038: stage 1 of a namespace-wide vector leg ranks them in the process, stage 2 reads the candidates\' rows from the engine), and the bench waits until `loom_search_kept_loading` is 0. ' +
+        'Then one hybrid search starts the reads of the namespace\'s vectors and postings into Loom\'s memory (ADR 0038, 0040: the vector leg ranks them in the process; ADR 0041: every posting, so the BM25 leg does too), and the bench waits until `loom_search_kept_loading` is 0. ' +
           kept.map((z) => `At ${z.turns.toLocaleString('en-US')} turns: ${z.kept!.rows.toLocaleString('en-US')} rows kept after ${f(z.kept!.ms / 1000, 0)} s.`).join(' '),
       );
     }

@@ -51,7 +51,7 @@ export interface ConversationPlaneOptions {
   keptVectors?: number;
   /** LOOM_SEARCH_KEPT_EXACT_VECTORS: of those, rows kept with their Float32 vectors (ADR 0040); absent: the default, 0: none. */
   keptExactVectors?: number;
-  /** LOOM_SEARCH_KEPT_POSTINGS: postings lexical search keeps in memory (ADR 0039); absent: the default, 0: none. */
+  /** LOOM_SEARCH_KEPT_POSTINGS: postings lexical search keeps in memory (ADR 0039, ADR 0041); absent: the default, 0: none. */
   keptPostings?: number;
 }
 

@@ -185,7 +185,7 @@ describe('KeptPostings catch-up and budget [ADR 0039]', () => {
     await loom.record(namespace);
     for (let i = 0; i < n; i += 1) await loom.admin.ok('conversation.append', { namespace, thread_id: 't', msg_id: `m${i}`, role: 'user', content: `${TOPICS[i % TOPICS.length]} #${i}` });
   };
-  /** A ranker once the copy and the terms are read: the first ask of a namespace reads its turns, of a term its postings, both in the background. */
+  /** A ranker once the copy is read: the first ask of a namespace reads its turns and postings in the background. */
   const rankerOf = async (k: KeptPostings, namespace: string, terms: string[]) => {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const ranker = await k.ranker([namespace], terms, BM25);
@@ -217,52 +217,57 @@ describe('KeptPostings catch-up and budget [ADR 0039]', () => {
     await k.close();
   });
 
-  it('[ADR 0039] the budget drops the least recently asked terms first, does not read again at once a term dropped while in use, and refuses a namespace whose turns alone exceed it', async () => {
+  it('[ADR 0041] CONV-SEARCH-01 every term is held once the copy is read: words never asked before rank on the copy at their first ask', async () => {
     const ns = uniqueNamespace();
     await seed(ns, 12);
-    let clock = Date.now();
-    // 12 turns (headers) + "billing" (2 postings) + "deploy" (2) fit in 16; a third term pushes out the oldest.
-    const k = new KeptPostings(storage(), { maxPostings: 16, now: () => clock });
-    const [billing, deployment, cache] = [queryTerms('billing'), queryTerms('deployment'), queryTerms('cache')];
-    await rankerOf(k, ns, billing);
-    await rankerOf(k, ns, deployment);
-    expect(k.held()).toEqual({ namespaces: 1, postings: 16 });
-    const ranker = await rankerOf(k, ns, cache);
-    expect(ranker.rank({}, 10).map((r) => r.msg_id).sort()).toEqual(['m10', 'm4']);
-    expect(k.held().postings).toBeLessThanOrEqual(16);
-    // "billing" was asked least recently: dropped. It was in use a moment ago, so it is not read
-    // again at once (the terms in use do not fit together): the engine ranks it meanwhile.
-    expect(await k.ranker([ns], billing, BM25)).toBeUndefined();
+    const k = new KeptPostings(storage());
+    // The first ask of a namespace starts its read; the engine answers that search.
+    expect(await k.ranker([ns], queryTerms('billing'), BM25)).toBeUndefined();
     await k.settled();
-    expect(await k.ranker([ns], billing, BM25)).toBeUndefined();
-    clock += 11 * 60_000;
-    const again = await rankerOf(k, ns, billing);
-    expect(again.rank({}, 10).map((r) => r.msg_id).sort()).toEqual(['m0', 'm6']);
-    expect(k.held().postings).toBeLessThanOrEqual(16);
-    const big = uniqueNamespace();
-    await seed(big, 17);
-    expect(await k.ranker([big], billing, BM25)).toBeUndefined();
-    await k.settled();
-    expect(await k.ranker([big], billing, BM25)).toBeUndefined();
+    for (const [words, expected] of [
+      ['deadlock orders', ['m2', 'm8']],
+      ['websocket upgrade', ['m1', 'm7']],
+      ['pelican', ['m11', 'm5']],
+      ['zanzibar quokka', []],
+    ] as const) {
+      const ranker = await k.ranker([ns], queryTerms(words), BM25);
+      expect({ words, hits: ranker?.rank({}, 10).map((r) => r.msg_id).sort() }).toEqual({ words, hits: [...expected] });
+    }
     await k.close();
   });
 
-  it('[ADR 0039] a term with more postings than a term may hold is never read: searches naming it rank in the engine', async () => {
-    const ns = uniqueNamespace();
-    await seed(ns, 12);
-    // Four more turns say "pelican": with m5 and m11, six postings, over a cap of 3.
-    for (let i = 0; i < 4; i += 1) await loom.admin.ok('conversation.append', { namespace: ns, thread_id: 'p', msg_id: `p${i}`, role: 'user', content: 'pelican ledger rollout' });
-    const k = new KeptPostings(storage(), { maxTermPostings: 3 });
-    const cache = queryTerms('cache');
-    // "cache" is in m4 and m10 only (postings hold its stem; the query asks the word as typed too, which has none): under the cap, kept.
-    await rankerOf(k, ns, cache);
-    const held = k.held().postings;
-    expect(held).toBe(16 + 2);
-    const pelican = queryTerms('pelican');
-    expect(await k.ranker([ns], pelican, BM25)).toBeUndefined();
+  it('[ADR 0041] the budget drops the least recently used namespace first and refuses one whose postings alone exceed it', async () => {
+    const [a, b, big] = [uniqueNamespace(), uniqueNamespace(), uniqueNamespace()];
+    await seed(a, 12);
+    await seed(b, 12);
+    await seed(big, 36);
+    const billing = queryTerms('billing');
+    const sizes = new KeptPostings(storage());
+    const sizeOf = async (ns: string) => {
+      await rankerOf(sizes, ns, billing);
+      return sizes.held().postings;
+    };
+    const pa = await sizeOf(a);
+    const pb = (await sizeOf(b)) - pa;
+    await sizes.close();
+    expect(pa).toBeGreaterThan(12);
+    // Room for either namespace, not both.
+    const k = new KeptPostings(storage(), { maxPostings: Math.max(pa, pb) + 1 });
+    expect((await rankerOf(k, a, billing)).rank({}, 10).map((r) => r.msg_id).sort()).toEqual(['m0', 'm6']);
+    await rankerOf(k, b, billing);
+    expect(k.held().namespaces).toBe(1);
+    expect(k.holds(b)).toBe(true);
+    expect(k.holds(a)).toBe(false);
+    // a was used least recently: dropped, read again on its next ask.
+    expect(await k.ranker([a], billing, BM25)).toBeUndefined();
+    await rankerOf(k, a, billing);
+    expect(k.holds(b)).toBe(false);
+    // 36 turns hold about three times the postings of 12: never kept, searches naming it rank in the engine.
+    expect(await k.ranker([big], billing, BM25)).toBeUndefined();
     await k.settled();
-    expect(await k.ranker([ns], pelican, BM25)).toBeUndefined();
-    expect(k.held().postings).toBe(held);
+    expect(await k.ranker([big], billing, BM25)).toBeUndefined();
+    expect(k.holds(big)).toBe(false);
+    expect(k.held().postings).toBeLessThanOrEqual(Math.max(pa, pb) + 1);
     await k.close();
   });
 

@@ -5,24 +5,27 @@ import { keptTurnKey, type KeptHit } from '../rows';
 import type { SharedCatchUp } from '../search/shared-catch-up';
 
 /**
- * The postings of a namespace's asked terms, kept in this process so that the lexical (BM25)
- * leg ranks here (ADR 0039) instead of in the engine, where it cost a statistics check and a
- * scoring statement on every search.
+ * Every posting of a namespace, kept in this process so that the lexical (BM25) leg ranks here
+ * (ADR 0039, ADR 0041) instead of in the engine, where it cost a statistics check and a scoring
+ * statement on every search.
  *
  * What is kept, per namespace: every turn's latest embedding row as its header posting says it
- * (liveness, filters, time, length in terms; a row without terms too, for neighbours), read in
- * pages in the background on the namespace's first search; and every posting of each term a
- * search asked, read in the background once the engine is idle. No text.
+ * (liveness, filters, time, length in terms; a row without terms too, for neighbours) and the
+ * postings of every term of that row, in compact per-term arrays, read in pages in the
+ * background on the namespace's first search. No text. A term the copy has no postings of is a
+ * term no live turn holds, so every search whose namespaces are read ranks here, whatever words
+ * it asks (ADR 0041: before it, only the terms asked earlier were held, and a first ask ranked in
+ * the engine, five to ten times slower).
  *
  * Why it stays correct:
  * - A turn counts, and a posting of it scores, only at its latest version: a tombstone, thread
  *   delete, compaction, erasure or hand-over writes a new version of the turn's embedding row,
- *   hence of its header and every posting, as the engine's FINAL resolves them.
+ *   hence of its header and every posting, as the engine's FINAL resolves them. Each posting
+ *   carries the epoch of the turn's version that wrote it; an older epoch never scores.
  * - A copy can only miss rows written since it was read: every search first reads the embedding
  *   rows whose version is above the wall-clock time of the copy's previous read less
- *   `marginMicros` (as `KeptVectors`) and derives their headers and postings of held terms as
- *   `conversation_terms_writer` does. So a search sees every write acknowledged before it. A
- *   term's full read lowers that point to when the read began, so the next catch-up covers it.
+ *   `marginMicros` (as `KeptVectors`) and derives their headers and postings as
+ *   `conversation_terms_writer` does. So a search sees every write acknowledged before it.
  * - A row landing later than the margin allows (a write-behind replay) is found by the count
  *   backstop off the request path, which reads the copy again.
  * - A purge or the retention TTL's merge removes rows without a version: the retention TTL is
@@ -35,19 +38,13 @@ import type { SharedCatchUp } from '../search/shared-catch-up';
 export interface KeptPostingsOptions {
   /** At most how many postings (headers included) all kept namespaces hold together; 0 keeps none. */
   maxPostings: number;
-  /**
-   * A term with more postings than this in a namespace is not kept there: searches naming it rank
-   * in the engine, whose statement scores only its best-weighted postings (ADR 0027). At 1M turns
-   * a common word has 700k postings, a second or two of engine time to read.
-   */
-  maxTermPostings: number;
-  /** Header rows per statement of a full read. */
+  /** Embedding rows per statement of a full read. */
   page: number;
-  /** How far below a term's previous read a catch-up starts (µs). */
+  /** How far below a copy's previous read a catch-up starts (µs). */
   marginMicros: number;
   /** How often (at most) a copy's header rows are counted in the engine (the late-row backstop). */
   countEveryMs: number;
-  /** A copy that changed since it was read is read again in the background after this long (sheds superseded state). */
+  /** A copy that changed since it was read is read again in the background after this long (sheds superseded postings). */
   reloadAfterMs: number;
   /** LOOM_RETENTION_CONVERSATIONS_DAYS (0: forever): postings of expired turns neither score nor count. */
   retentionDays: number;
@@ -58,37 +55,21 @@ export interface KeptPostingsOptions {
 }
 
 export const DEFAULT_KEPT_POSTINGS: KeptPostingsOptions = {
-  maxPostings: 5_000_000,
-  maxTermPostings: 250_000,
-  page: 20_000,
+  maxPostings: 40_000_000,
+  page: 5_000,
   marginMicros: 10_000_000,
   countEveryMs: 30_000,
   reloadAfterMs: 10 * 60_000,
   retentionDays: 0,
 };
 
-/** One posting as read. */
-interface PostingRow {
-  namespace: string;
-  term: string;
-  thread_id: string;
-  msg_id: string;
-  tf: number;
-  doc_len: number;
-  agent: string;
-  role: TurnRole;
-  run_id: string;
-  user_id: string;
-  ts: string;
-  deleted: boolean | number;
-  v: string;
-}
-
 /** A turn's latest header version held. */
 interface Turn {
   thread_id: string;
   msg_id: string;
   version: number;
+  /** Counts the versions whose postings were applied: a posting scores only at its turn's epoch. */
+  epoch: number;
   deleted: boolean;
   agent: string;
   role: TurnRole;
@@ -98,12 +79,6 @@ interface Turn {
   /** `ts` as ms since epoch, for the retention TTL. */
   at: number;
   len: number;
-}
-
-/** A term's posting of a turn at one version. */
-interface Posting {
-  version: number;
-  tf: number;
 }
 
 /** The filters of a lexical search, applied to a turn's latest version. */
@@ -122,55 +97,61 @@ export interface Bm25Shape {
   b: number;
 }
 
-/**
- * A turn's columns as the full read takes them from its embedding rows: what its header posting
- * holds (a row with no terms, lex_len 0, has no header there but is still a turn the search may
- * return, hence a neighbour). `ts` is aliased: no statement here filters on it.
- */
-const HEADER_COLUMNS = "namespace, '' AS term, thread_id, msg_id, lex_len AS tf, lex_len AS doc_len, agent, role, run_id, user_id, toString(ts) AS ts, deleted, toString(version) AS v";
-
-/** An embedding row of a catch-up: its header posting's columns and its terms (conversation_terms_writer makes its postings of them). */
-const SOURCE_COLUMNS = "namespace, thread_id, msg_id, lex_len AS doc_len, agent, role, run_id, user_id, toString(ts) AS ts, deleted, toString(version) AS v, lex_terms AS terms, lex_tfs AS tfs";
-
-/** An embedding row as a catch-up reads it. */
-type SourceRow = Omit<PostingRow, 'term' | 'tf'> & { terms: string[]; tfs: number[] };
-
-/**
- * Every posting of a term in a namespace, read in full: only what the turn's header does not
- * say, as parallel arrays (a common term has tens of thousands of postings: arrays parse about
- * three times faster than as many JSON rows).
- */
-interface TermPostings {
+/** An embedding row as a full read and a catch-up take it: its header posting's columns and its terms (conversation_terms_writer makes its postings of them). */
+interface SourceRow {
   namespace: string;
-  term: string;
-  threads: string[];
-  ids: string[];
+  thread_id: string;
+  msg_id: string;
+  doc_len: number;
+  agent: string;
+  role: TurnRole;
+  run_id: string;
+  user_id: string;
+  ts: string;
+  deleted: boolean | number;
+  v: string;
+  terms: string[];
   tfs: number[];
-  versions: string[];
 }
 
-/** How long no search must have asked before a queued term read runs (ms). */
-const TERM_READ_IDLE_MS = 200;
-/** At most how long a queued term read waits for idleness (ms). */
-const TERM_READ_MAX_WAIT_MS = 5_000;
+/** `ts` is aliased: no statement here filters on it. */
+const SOURCE_COLUMNS = 'namespace, thread_id, msg_id, lex_len AS doc_len, agent, role, run_id, user_id, toString(ts) AS ts, deleted, toString(version) AS v, lex_terms AS terms, lex_tfs AS tfs';
 
-/** A term used this recently and dropped for room is not read again for a while (`refusedTerms`). */
-const TERM_HOLD_MS = 60_000;
+/**
+ * One term's postings in a copy: (slot, tf, epoch) triples in one growable Int32Array. A
+ * namespace of 100k turns holds millions of postings; as objects in maps they cost about 100
+ * bytes each, here 12 (plus growth room).
+ */
+class TermPostings {
+  data = new Int32Array(6);
+  size = 0;
 
+  push(slot: number, tf: number, epoch: number): void {
+    const at = this.size * 3;
+    if (at + 3 > this.data.length) {
+      const grown = new Int32Array(Math.max(6, this.data.length * 2));
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[at] = slot;
+    this.data[at + 1] = tf;
+    this.data[at + 2] = epoch;
+    this.size += 1;
+  }
+}
 
 class Corpus {
   /** Each turn's slot in `turnList` (postings name turns by slot: integer keys rank several times faster). */
   readonly slots = new Map<string, number>();
-  /** Turns by slot; one whose header has not been read yet has version -1 and never scores. */
   readonly turnList: Turn[] = [];
-  readonly terms = new Map<string, Map<number, Posting>>();
-  /** The slots of each thread's turns whose row was read (for neighbours). */
+  readonly terms = new Map<string, TermPostings>();
+  /** The slots of each thread's turns (for neighbours). */
   readonly threadSlots = new Map<string, number[]>();
   /** Wall-clock µs at which the last read of the copy's rows began (the full read's, then each catch-up's). */
   caughtUpAt: number;
-  /** key@version of header rows a catch-up can return again (within the margin), so each row is counted once. */
+  /** key@version of rows a catch-up can return again (within the margin), so each row is counted once. */
   private recent = new Map<string, number>();
-  /** The version of every header row read (each once), against the engine's count for the backstop. */
+  /** The version of every embedding row read (each once), against the engine's count for the backstop. */
   readonly headerVersions: number[] = [];
   private scratch: { scores: Float64Array; stamp: Uint32Array; generation: number } | undefined;
 
@@ -186,6 +167,7 @@ class Corpus {
 
   /** Live turns and their total length, while no header changed (unused under the retention TTL, which moves with the clock). */
   totals: { docs: number; length: number } | undefined;
+  /** Headers and postings held, superseded ones included (the budget counts what memory holds). */
   postings = 0;
   readAt: number;
   changed = false;
@@ -206,52 +188,26 @@ class Corpus {
     return Math.max(0, this.caughtUpAt - this.marginMicros);
   }
 
-  /** Applies a catch-up that began at `at` (µs): each row's header posting and its postings of held terms. */
+  /** Applies a catch-up that began at `at` (µs). */
   catchUp(rows: readonly SourceRow[], at: number): number {
-    let changed = this.apply(rows.map((r) => ({ ...r, term: '', tf: r.doc_len })), at);
-    for (const row of rows) {
-      const key = keptTurnKey(row.thread_id, row.msg_id);
-      const version = Number(row.v);
-      for (let i = 0; i < row.terms.length; i += 1) {
-        const postings = this.terms.get(row.terms[i]!);
-        if (postings && this.put(postings, key, version, Number(row.tfs[i]))) changed += 1;
-      }
-    }
+    const changed = this.apply(rows, at);
     this.caughtUpAt = Math.max(this.caughtUpAt, at);
     const since = this.since();
     for (const [k, v] of this.recent) if (v <= since) this.recent.delete(k);
     return changed;
   }
 
-  /** Holds a term read in full (every posting, every version). */
-  addTerm(term: string, read: TermPostings | undefined): void {
-    const postings = this.terms.get(term) ?? new Map<number, Posting>();
-    this.terms.set(term, postings);
-    if (!read) return;
-    for (let i = 0; i < read.ids.length; i += 1) this.put(postings, keptTurnKey(read.threads[i]!, read.ids[i]!), Number(read.versions[i]), Number(read.tfs[i]));
-  }
-
-  private put(postings: Map<number, Posting>, key: string, version: number, tf: number): boolean {
-    const slot = this.slotOf(key);
-    const held = postings.get(slot);
-    if (held && held.version >= version) return false;
-    if (!held) this.postings += 1;
-    postings.set(slot, { version, tf });
-    return true;
-  }
-
-  private slotOf(key: string, thread = '', msg = ''): number {
-    let slot = this.slots.get(key);
-    if (slot === undefined) {
-      slot = this.turnList.length;
-      this.slots.set(key, slot);
-      this.turnList.push({ thread_id: thread, msg_id: msg, version: -1, deleted: true, agent: '', role: 'user', run_id: '', user_id: '', ts: '', at: 0, len: 0 });
+  /**
+   * Applies embedding rows read by a statement that began at `at` (µs): each newer version of a
+   * turn becomes its header, and the newest of a turn among `rows` adds its postings at a new
+   * epoch (an older one's would be superseded at once). Returns how many changed the copy.
+   */
+  apply(rows: readonly SourceRow[], at: number): number {
+    const newest = new Map<string, number>();
+    for (const row of rows) {
+      const key = keptTurnKey(row.thread_id, row.msg_id);
+      if (Number(row.v) > (newest.get(key) ?? -1)) newest.set(key, Number(row.v));
     }
-    return slot;
-  }
-
-  /** Applies header rows of a read that began at `at` (µs); returns how many changed the copy. */
-  apply(rows: readonly PostingRow[], at: number): number {
     let changed = 0;
     for (const row of rows) {
       const version = Number(row.v);
@@ -260,21 +216,16 @@ class Corpus {
       if (this.recent.has(recentKey)) continue;
       // Only a row within the margin of this read can come back in the next catch-up.
       if (version > at - this.marginMicros) this.recent.set(recentKey, version);
-      const slot = this.slotOf(key, row.thread_id, row.msg_id);
-      const held = this.turnList[slot]!.version < 0 ? undefined : this.turnList[slot];
-      if (!held) {
-        const slots = this.threadSlots.get(row.thread_id);
-        if (slots) slots.push(slot);
-        else this.threadSlots.set(row.thread_id, [slot]);
-      }
-      // The same version again (a catch-up re-reading after a term's read) was counted already.
+      let slot = this.slots.get(key);
+      const held = slot === undefined ? undefined : this.turnList[slot]!;
+      // The same version again (a catch-up re-reading within the margin) was counted already.
       if (held?.version !== version) this.headerVersions.push(version);
       if (held && held.version >= version) continue;
-      if (!held) this.postings += 1;
-      this.turnList[slot] = {
+      const turn: Turn = {
         thread_id: row.thread_id,
         msg_id: row.msg_id,
         version,
+        epoch: held?.epoch ?? 0,
         deleted: Boolean(Number(row.deleted)),
         agent: row.agent,
         role: row.role,
@@ -284,17 +235,35 @@ class Corpus {
         at: Date.parse(`${row.ts.replace(' ', 'T')}Z`),
         len: Number(row.doc_len),
       };
+      if (slot === undefined) {
+        slot = this.turnList.length;
+        this.slots.set(key, slot);
+        this.turnList.push(turn);
+        this.postings += 1;
+        const thread = this.threadSlots.get(row.thread_id);
+        if (thread) thread.push(slot);
+        else this.threadSlots.set(row.thread_id, [slot]);
+      } else this.turnList[slot] = turn;
+      // This version supersedes every posting of the turn held so far; its own postings follow
+      // unless a newer version is among these rows or the turn is retired (they would never score).
+      turn.epoch += 1;
+      if (version === newest.get(key) && !turn.deleted && turn.len > 0) this.addPostings(slot, turn.epoch, row.terms, row.tfs);
       this.totals = undefined;
       changed += 1;
     }
     return changed;
   }
 
-  dropTerm(term: string): void {
-    const postings = this.terms.get(term);
-    if (!postings) return;
-    this.postings -= postings.size;
-    this.terms.delete(term);
+  private addPostings(slot: number, epoch: number, terms: readonly string[], tfs: readonly number[]): void {
+    for (let i = 0; i < terms.length; i += 1) {
+      let postings = this.terms.get(terms[i]!);
+      if (!postings) {
+        postings = new TermPostings();
+        this.terms.set(terms[i]!, postings);
+      }
+      postings.push(slot, Number(tfs[i]), epoch);
+    }
+    this.postings += terms.length;
   }
 }
 
@@ -315,17 +284,7 @@ export class KeptPostings {
   private readonly corpora = new Map<string, Corpus>();
   private readonly loads = new Map<string, Promise<void>>();
   private readonly checks = new Set<Promise<void>>();
-  /** Background reads of newly asked terms, by (namespaces, terms). */
-  private readonly termReads = new Map<string, Promise<void>>();
-  /** Term reads waiting for the engine to be idle, by (namespaces, terms). */
-  private readonly pendingTerms = new Map<string, { corpora: readonly Corpus[]; terms: readonly string[]; queuedAt: number }>();
-  private idleTimer: NodeJS.Timeout | undefined;
-  /** When a search last asked for a ranker (performance.now(), not the injectable clock: this times real idleness). */
-  private lastAsk = 0;
-  /** Terms by last use, across corpora: the budget drops the oldest first. */
-  private readonly termUse = new Map<string, { corpus: Corpus; term: string; at: number }>();
-  /** Terms not kept, by (namespace, term), until when (ms): too many postings, or dropped while still in use (reading them again would thrash). */
-  private readonly refusedTerms = new Map<string, number>();
+  /** Namespaces not kept, until when (ms): more postings than the budget holds. */
   private readonly refused = new Map<string, number>();
   private readonly options: KeptPostingsOptions;
   private readonly now: () => number;
@@ -342,12 +301,8 @@ export class KeptPostings {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.pendingTerms.clear();
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = undefined;
     await this.settled();
     this.corpora.clear();
-    this.termUse.clear();
   }
 
   loading(): number {
@@ -366,12 +321,7 @@ export class KeptPostings {
   }
 
   async settled(): Promise<void> {
-    for (;;) {
-      if (this.loads.size > 0 || this.checks.size > 0 || this.termReads.size > 0) await Promise.allSettled([...this.loads.values(), ...this.checks, ...this.termReads.values()]);
-      // Term reads waiting for the engine to be idle start within `TERM_READ_IDLE_MS` of the last search.
-      else if (this.pendingTerms.size > 0) await new Promise((resolve) => setTimeout(resolve, TERM_READ_IDLE_MS / 4));
-      else return;
-    }
+    while (this.loads.size > 0 || this.checks.size > 0) await Promise.allSettled([...this.loads.values(), ...this.checks]);
   }
 
   /** A hit of this namespace was found gone (purged): the copy is read again in the background. */
@@ -384,13 +334,12 @@ export class KeptPostings {
 
   /**
    * A BM25 ranker of `terms` over the kept postings of `namespaces`, brought up to date first
-   * (one statement: the header's and the terms' rows since their last read, a new term's all),
-   * or undefined when a namespace is not kept (yet): the caller ranks in the engine, and a full
-   * read of the missing ones starts in the background.
+   * (one statement: the rows written since their last read), or undefined when a namespace is
+   * not kept (yet): the caller ranks in the engine, and a full read of the missing ones starts
+   * in the background.
    */
   async ranker(namespaces: readonly string[], terms: readonly string[], bm25: Bm25Shape, notBefore?: number): Promise<KeptLexicalRanker | undefined> {
     if (this.options.maxPostings <= 0 || namespaces.length === 0) return undefined;
-    this.lastAsk = performance.now();
     const corpora: Corpus[] = [];
     for (const ns of namespaces) {
       const corpus = this.corpora.get(ns);
@@ -403,10 +352,10 @@ export class KeptPostings {
       corpora.push(corpus);
     }
     if (corpora.length < namespaces.length) return undefined;
+    await this.catchUp(corpora, notBefore);
+    // Dropped by the budget while catching up (it grew past it): the engine ranks this search.
+    if (!corpora.every((c) => this.corpora.get(c.namespace) === c)) return undefined;
     const asked = [...new Set(terms)];
-    await this.catchUp(corpora, asked, notBefore);
-    // A term not held yet (being read), or dropped by the budget: the engine ranks this search.
-    if (!corpora.every((c) => this.corpora.get(c.namespace) === c && asked.every((t) => c.terms.has(t)))) return undefined;
     const retentionMs = this.options.retentionDays > 0 ? Math.floor(this.options.retentionDays) * 86_400_000 : 0;
     const now = this.now();
     const fresh = retentionMs > 0 ? (at: number) => at + retentionMs > now : undefined;
@@ -416,12 +365,8 @@ export class KeptPostings {
     };
   }
 
-  /**
-   * Brings the copies up to date: the embedding rows written since each was read (their header
-   * and their postings of held terms, as conversation_terms_writer derives them), then every
-   * posting of each asked term a copy does not hold yet.
-   */
-  private async catchUp(corpora: readonly Corpus[], terms: readonly string[], notBefore?: number): Promise<void> {
+  /** Brings the copies up to date: the embedding rows written since each was read, as conversation_terms_writer derives their postings. */
+  private async catchUp(corpora: readonly Corpus[], notBefore?: number): Promise<void> {
     const { rows, at } = await this.readSince(corpora, notBefore);
     const byNamespace = new Map<string, SourceRow[]>();
     for (const row of rows) {
@@ -433,19 +378,6 @@ export class KeptPostings {
       // One statement serves copies read at different times: each takes only what it has not read.
       const since = corpus.since();
       if (corpus.catchUp((byNamespace.get(corpus.namespace) ?? []).filter((r) => Number(r.v) > since), at) > 0) corpus.changed = true;
-    }
-    // A term a copy does not hold yet is read in the background: every posting of a common term
-    // is tens of thousands of rows, longer to read than the engine takes to rank this search.
-    const lacks = (c: Corpus, t: string): boolean => !c.terms.has(t) && (this.refusedTerms.get(JSON.stringify([c.namespace, t])) ?? 0) <= this.now();
-    const missing = corpora.filter((c) => terms.some((t) => lacks(c, t)));
-    if (missing.length > 0) this.queueTermRead(missing, terms.filter((t) => missing.some((c) => lacks(c, t))));
-    for (const corpus of corpora) {
-      for (const t of terms) {
-        if (!corpus.terms.has(t)) continue;
-        const k = JSON.stringify([corpus.namespace, t]);
-        this.termUse.delete(k);
-        this.termUse.set(k, { corpus, term: t, at: this.now() });
-      }
       if (corpus.changed && this.now() - corpus.readAt > this.options.reloadAfterMs) {
         corpus.readAt = this.now();
         this.startLoad(corpus.namespace);
@@ -468,106 +400,27 @@ export class KeptPostings {
     return { rows, at };
   }
 
-  /**
-   * Queues a read of every posting of `terms` into the copies lacking them, to run once no
-   * search has asked for `TERM_READ_IDLE_MS`: chDB runs one statement at a time, and a common
-   * term's read, run between searches, delays each search after it by its length.
-   */
-  private queueTermRead(corpora: readonly Corpus[], terms: readonly string[]): void {
-    const key = JSON.stringify([corpora.map((c) => c.namespace), terms]);
-    if (this.closed || this.termReads.has(key) || this.pendingTerms.has(key)) return;
-    this.pendingTerms.set(key, { corpora, terms, queuedAt: performance.now() });
-    this.scheduleIdleReads(TERM_READ_IDLE_MS);
-  }
-
-  private scheduleIdleReads(delay: number): void {
-    if (this.idleTimer || this.closed) return;
-    this.idleTimer = setTimeout(() => {
-      this.idleTimer = undefined;
-      const quiet = performance.now() - this.lastAsk;
-      const [key, next] = this.pendingTerms.entries().next().value ?? [];
-      if (key === undefined || !next) return;
-      // Under steady searching the engine is never idle: a read waits at most TERM_READ_MAX_WAIT_MS.
-      const overdue = performance.now() - next.queuedAt >= TERM_READ_MAX_WAIT_MS;
-      if (this.termReads.size > 0 || (quiet < TERM_READ_IDLE_MS && !overdue)) return this.scheduleIdleReads(Math.max(10, TERM_READ_IDLE_MS - quiet));
-      this.pendingTerms.delete(key);
-      this.startTermRead(key, next.corpora, next.terms);
-      // One read at a time; the next waits for it and for the engine to be idle again.
-      void this.termReads.get(key)?.finally(() => {
-        if (this.pendingTerms.size > 0) this.scheduleIdleReads(TERM_READ_IDLE_MS);
-      });
-    }, delay);
-    this.idleTimer.unref?.();
-  }
-
-  /** Reads every posting of `terms` into the copies lacking them, off the request path. */
-  private startTermRead(key: string, corpora: readonly Corpus[], terms: readonly string[]): void {
-    if (this.closed || this.termReads.has(key)) return;
-    const at = this.now() * 1000;
-    const read = (async () => {
-      const namespaces = corpora.map((c) => c.namespace);
-      // Counted first: a term too common to keep is never read.
-      const counts = await this.storage.query<{ namespace: string; term: string; n: string }>(
-        `SELECT namespace, term, toString(count()) AS n FROM ${this.storage.tables.conversationTerms}
-           WHERE namespace IN {kp_ns:Array(String)} AND term IN {kp_terms:Array(String)} GROUP BY namespace, term`,
-        { kp_ns: namespaces, kp_terms: terms },
-      );
-      const cap = Math.min(this.options.maxTermPostings, this.options.maxPostings);
-      for (const c of counts) if (Number(c.n) > cap) this.refusedTerms.set(JSON.stringify([c.namespace, c.term]), this.now() + this.options.reloadAfterMs);
-      const wanted = terms.filter((t) => corpora.some((c) => (this.refusedTerms.get(JSON.stringify([c.namespace, t])) ?? 0) <= this.now()));
-      if (wanted.length === 0) return;
-      const postings = await this.storage.query<TermPostings>(
-        `SELECT namespace, term, groupArray(thread_id) AS threads, groupArray(msg_id) AS ids, groupArray(tf) AS tfs, groupArray(toString(version)) AS versions
-           FROM ${this.storage.tables.conversationTerms}
-           WHERE namespace IN {kp_ns:Array(String)} AND term IN {kp_terms:Array(String)}
-           GROUP BY namespace, term`,
-        { kp_ns: namespaces, kp_terms: wanted },
-      );
-      const grouped = new Map(postings.map((p) => [JSON.stringify([p.namespace, p.term]), p]));
-      for (const corpus of corpora) {
-        // A copy read again meanwhile is not this one: it reads the terms when asked.
-        if (this.corpora.get(corpus.namespace) !== corpus) continue;
-        for (const term of wanted) {
-          const k = JSON.stringify([corpus.namespace, term]);
-          if (corpus.terms.has(term) || (this.refusedTerms.get(k) ?? 0) > this.now()) continue;
-          corpus.addTerm(term, grouped.get(k));
-          this.termUse.delete(k);
-          this.termUse.set(k, { corpus, term, at: this.now() });
-          // Catch-ups since the read began skipped this term's new postings: the next one reads from then again.
-          corpus.caughtUpAt = Math.min(corpus.caughtUpAt, at);
-        }
-      }
-      this.fitBudget();
-    })()
-      .catch((error: unknown) => this.options.logger?.warn({ err: error }, 'reading postings of search terms failed; lexical search ranks them in the engine and the next one tries again'))
-      .finally(() => this.termReads.delete(key));
-    this.termReads.set(key, read);
-  }
-
-  /** Drops the least recently asked terms (then whole copies) until the held postings fit. */
+  /** Drops the least recently used copies until the held postings fit; a copy that alone does not fit is refused for a while. */
   private fitBudget(): void {
     let held = this.held().postings;
-    for (const [k, { corpus, term, at }] of this.termUse) {
-      if (held <= this.options.maxPostings) return;
-      this.termUse.delete(k);
-      const size = corpus.terms.get(term)?.size ?? 0;
-      corpus.dropTerm(term);
-      held -= size;
-      // Dropped within a minute of its last use: the terms in use do not fit together, and reading it again at once would thrash.
-      if (this.now() - at < TERM_HOLD_MS) this.refusedTerms.set(k, this.now() + this.options.reloadAfterMs);
-    }
     for (const corpus of [...this.corpora.values()]) {
       if (held <= this.options.maxPostings) return;
       this.drop(corpus);
       held -= corpus.postings;
+      if (corpus.postings > this.options.maxPostings) this.refuse(corpus.namespace, corpus.postings);
     }
   }
 
+  private refuse(namespace: string, postings: number): void {
+    this.refused.set(namespace, this.now() + this.options.reloadAfterMs);
+    this.options.logger?.warn({ namespace, postings, max_postings: this.options.maxPostings }, 'namespace has more postings than LOOM_SEARCH_KEPT_POSTINGS holds: its lexical search ranks in the engine');
+  }
+
   /**
-   * The late-row backstop, off the request path: the engine's header rows at or below a copy's
-   * catch-up point (no catch-up will read them again) against those the copy read; more there
-   * means a row landed later than the margin allowed, and the copy is read again. Merges only
-   * lower the engine's count.
+   * The late-row backstop, off the request path: the engine's embedding rows at or below a
+   * copy's catch-up point (no catch-up will read them again) against those the copy read; more
+   * there means a row landed later than the margin allowed, and the copy is read again. Merges
+   * only lower the engine's count.
    */
   private checkCounts(corpora: readonly Corpus[]): void {
     const due = corpora.filter((c) => this.now() - c.countedAt >= this.options.countEveryMs);
@@ -599,7 +452,6 @@ export class KeptPostings {
 
   private drop(corpus: Corpus): void {
     if (this.corpora.get(corpus.namespace) === corpus) this.corpora.delete(corpus.namespace);
-    for (const [k, use] of this.termUse) if (use.corpus === corpus) this.termUse.delete(k);
   }
 
   private startLoad(namespace: string): void {
@@ -607,50 +459,53 @@ export class KeptPostings {
     const started = this.now();
     const load = this.load(namespace)
       .then((corpus) => {
-        const log = this.options.logger;
-        if (this.closed) return;
-        if (!corpus) {
-          log?.warn({ namespace, max_postings: this.options.maxPostings }, 'namespace has more turns than the kept postings budget: its lexical search ranks in the engine');
-          return;
-        }
+        if (this.closed || !corpus) return;
         const old = this.corpora.get(namespace);
         if (old) this.drop(old);
         this.corpora.set(namespace, corpus);
         this.fitBudget();
-        log?.info({ namespace, turns: corpus.slots.size, ms: this.now() - started }, 'search keeps the namespace postings in memory');
+        this.options.logger?.info({ namespace, turns: corpus.slots.size, terms: corpus.terms.size, postings: corpus.postings, ms: this.now() - started }, 'search keeps the namespace postings in memory');
       })
       .catch((error: unknown) => this.options.logger?.warn({ err: error, namespace }, 'reading namespace postings for search failed; lexical search ranks in the engine and the next one tries again'))
       .finally(() => this.loads.delete(namespace));
     this.loads.set(namespace, load);
   }
 
-  /** Reads a namespace's header postings in pages; undefined when they alone exceed the budget. */
+  /**
+   * Reads a namespace's embedding rows (headers and terms) in pages; undefined when they exceed
+   * the budget. Counted first, from the rows' term counts, so a namespace too large is never read.
+   */
   private async load(namespace: string): Promise<Corpus | undefined> {
     const table = this.storage.tables.conversationEmbeddings;
     const at = this.now() * 1000;
     const corpus = new Corpus(namespace, this.now(), this.options.marginMicros);
-    const [head] = await this.storage.query<{ n: string }>(`SELECT toString(count()) AS n FROM ${table} WHERE namespace = {kp_ns:String}`, { kp_ns: namespace });
+    const [head] = await this.storage.query<{ n: string }>(
+      `SELECT toString(count() + sum(if(deleted = 0 AND lex_len > 0, length(lex_terms), 0))) AS n FROM ${table} FINAL WHERE namespace = {kp_ns:String}`,
+      { kp_ns: namespace },
+    );
     if (Number(head?.n ?? 0) > this.options.maxPostings) {
-      this.refused.set(namespace, this.now() + this.options.reloadAfterMs);
+      this.refuse(namespace, Number(head?.n ?? 0));
       return undefined;
     }
-    const rows: PostingRow[] = [];
-    let after: PostingRow | undefined;
+    let after: SourceRow | undefined;
     for (;;) {
       if (this.closed) return undefined;
-      const page = await this.storage.query<PostingRow>(
-        `SELECT ${HEADER_COLUMNS} FROM ${table}
+      const page = await this.storage.query<SourceRow>(
+        `SELECT ${SOURCE_COLUMNS} FROM ${table}
            WHERE namespace = {kp_ns:String}
              ${after ? 'AND (thread_id, msg_id, version) > ({kp_thread:String}, {kp_msg:String}, {kp_version:UInt64})' : ''}
            ORDER BY thread_id, msg_id, version
            LIMIT {kp_page:UInt32}`,
         { kp_ns: namespace, kp_page: this.options.page, ...(after ? { kp_thread: after.thread_id, kp_msg: after.msg_id, kp_version: after.v } : {}) },
       );
-      rows.push(...page);
+      corpus.apply(page, at);
+      if (corpus.postings > this.options.maxPostings) {
+        this.refuse(namespace, corpus.postings);
+        return undefined;
+      }
       if (page.length < this.options.page) break;
       after = page[page.length - 1];
     }
-    corpus.apply(rows, at);
     corpus.caughtUpAt = at;
     return corpus;
   }
@@ -678,7 +533,7 @@ function compareBytes(a: string, b: string): number {
 /**
  * BM25 as `bm25ScoringStatement` scores it: per namespace, idf from the live turns holding the
  * term among all live turns, k1/b with the namespace's mean length; a posting counts only at its
- * turn's latest version, the filters apply to that version. Ordered by score, then time
+ * turn's latest version (epoch), the filters apply to that version. Ordered by score, then time
  * (newest first), then namespace, thread and id.
  */
 function rank(corpora: readonly Corpus[], terms: readonly string[], filters: KeptLexicalFilters, limit: number, { k1, b }: Bm25Shape, fresh: ((at: number) => boolean) | undefined): KeptLexicalRow[] {
@@ -691,20 +546,22 @@ function rank(corpora: readonly Corpus[], terms: readonly string[], filters: Kep
     const list = corpus.turnList;
     const { scores, stamp, generation } = corpus.scratchFor(list.length);
     const touched: number[] = [];
-    const live = (turn: Turn, posting: Posting): boolean => !turn.deleted && turn.version === posting.version && (!fresh || fresh(turn.at));
+    const live = (turn: Turn, epoch: number): boolean => turn.epoch === epoch && !turn.deleted && (!fresh || fresh(turn.at));
     for (const term of terms) {
       const postings = corpus.terms.get(term);
-      if (!postings || postings.size === 0) continue;
+      if (!postings) continue;
+      const data = postings.data;
+      const end = postings.size * 3;
       // Two passes (count, then weigh) allocate nothing per posting: at 100k turns a common term has tens of thousands.
       let df = 0;
-      postings.forEach((posting, slot) => {
-        if (live(list[slot]!, posting)) df += 1;
-      });
+      for (let i = 0; i < end; i += 3) if (live(list[data[i]!]!, data[i + 2]!)) df += 1;
+      if (df === 0) continue;
       const idf = Math.log(1 + (docs - df + 0.5) / (df + 0.5));
-      postings.forEach((posting, slot) => {
+      for (let i = 0; i < end; i += 3) {
+        const slot = data[i]!;
         const turn = list[slot]!;
-        if (!live(turn, posting) || !passes(turn, filters)) return;
-        const tf = posting.tf;
+        if (!live(turn, data[i + 2]!) || !passes(turn, filters)) continue;
+        const tf = data[i + 1]!;
         const weight = (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * turn.len) / avgdl));
         if (stamp[slot] === generation) scores[slot] = scores[slot]! + weight;
         else {
@@ -712,7 +569,7 @@ function rank(corpora: readonly Corpus[], terms: readonly string[], filters: Kep
           scores[slot] = weight;
           touched.push(slot);
         }
-      });
+      }
     }
     for (const slot of touched) {
       const turn = list[slot]!;
@@ -723,14 +580,24 @@ function rank(corpora: readonly Corpus[], terms: readonly string[], filters: Kep
       chosen.push({ corpus, slot, row });
     }
   }
-  // The terms each hit holds, for the rows kept only.
+  // The terms each hit holds, for the rows kept only, in the query's order.
   const kept = new Set(top.rows);
+  const byCorpus = new Map<Corpus, Map<number, KeptLexicalRow>>();
   for (const { corpus, slot, row } of chosen) {
     if (!kept.has(row)) continue;
-    const turn = corpus.turnList[slot]!;
+    const rows = byCorpus.get(corpus) ?? new Map<number, KeptLexicalRow>();
+    rows.set(slot, row);
+    byCorpus.set(corpus, rows);
+  }
+  for (const [corpus, rows] of byCorpus) {
     for (const term of terms) {
-      const posting = corpus.terms.get(term)?.get(slot);
-      if (posting && posting.version === turn.version) row.matched.push(term);
+      const postings = corpus.terms.get(term);
+      if (!postings) continue;
+      const data = postings.data;
+      for (let i = 0, end = postings.size * 3; i < end; i += 3) {
+        const row = rows.get(data[i]!);
+        if (row && corpus.turnList[data[i]!]!.epoch === data[i + 2]) row.matched.push(term);
+      }
     }
   }
   return top.rows;
@@ -757,7 +624,7 @@ function neighbours(corpora: readonly Corpus[], hits: ReadonlyArray<{ namespace:
     if (!turns) {
       turns = (corpus.threadSlots.get(hit.thread_id) ?? [])
         .map((slot) => corpus.turnList[slot]!)
-        .filter((t) => t.version >= 0 && !t.deleted && passes(t, filters))
+        .filter((t) => !t.deleted && passes(t, filters))
         .sort((x, y) => (x.ts < y.ts ? -1 : x.ts > y.ts ? 1 : compareBytes(x.msg_id, y.msg_id)));
       ordered.set(threadKey, turns);
     }

@@ -113,7 +113,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
       keptExactVectors: config.search.keptExactVectors,
       keptPostings: config.search.keptPostings,
     });
-    metrics.reportKeptVectors(() => ({ rows: plane.keptVectors.held().rows, loading: plane.keptVectors.loading() }));
+    metrics.reportKeptVectors(() => ({ rows: plane.keptVectors.held().rows, loading: plane.keptVectors.loading() + plane.keptPostings.loading() }));
     metrics.reportKeptPostings(() => plane.keptPostings.held());
     if (config.compaction.runsIn === 'service') {
       // The summarizer's call, then the summary's embed: the compactor's answer waits for both.

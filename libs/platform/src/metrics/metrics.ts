@@ -217,7 +217,7 @@ export class LoomMetrics {
     });
     this.searchKeptLoading = new Gauge({
       name: 'loom_search_kept_loading',
-      help: "Namespaces whose vectors search is reading into memory now (their searches rank in the engine until it ends)",
+      help: "Namespaces whose vectors or postings search is reading into memory now (their searches rank in the engine until it ends)",
       registers: [this.registry],
       collect() {
         const kept = readKept();
@@ -227,7 +227,7 @@ export class LoomMetrics {
     const readPostings = () => this.postingsProbe?.();
     this.searchKeptPostings = new Gauge({
       name: 'loom_search_kept_postings',
-      help: 'Postings (turn headers and postings of asked terms) search keeps in memory to rank namespace-wide lexical legs (ADR 0039; LOOM_SEARCH_KEPT_POSTINGS bounds it)',
+      help: 'Postings (turn headers and every term of each turn) search keeps in memory to rank namespace-wide lexical legs (ADR 0039, ADR 0041; LOOM_SEARCH_KEPT_POSTINGS bounds it)',
       registers: [this.registry],
       collect() {
         const held = readPostings();
