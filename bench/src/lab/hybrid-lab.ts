@@ -87,8 +87,9 @@ async function measure(dir: string, count: number): Promise<void> {
   // LAB_SHARED_CATCH_UP=0: each kept copy reads its own catch-up, as before ADR 0040; LAB_KEPT_EXACT=0: no exact copies.
   const catchUp = process.env['LAB_SHARED_CATCH_UP'] === '0' ? undefined : new SharedCatchUp(storage);
   const kept = process.env['LAB_KEPT'] === '0' ? undefined : new KeptVectors(storage, { catchUp, ...(process.env['LAB_KEPT_EXACT'] === '0' ? { maxExactRows: 0 } : {}) });
-  // LAB_KEPT_POSTINGS=0: the lexical leg in the engine, as before ADR 0039.
-  const postings = process.env['LAB_KEPT_POSTINGS'] === '0' ? undefined : new KeptPostings(storage, { catchUp });
+  // LAB_KEPT_POSTINGS=0: the lexical leg in the engine, as before ADR 0039; a number: the postings budget (1M turns need more than the default).
+  const postingsBudget = Number(process.env['LAB_KEPT_POSTINGS'] ?? NaN);
+  const postings = postingsBudget === 0 ? undefined : new KeptPostings(storage, { catchUp, ...(postingsBudget > 0 ? { maxPostings: postingsBudget } : {}) });
   const service = new SearchService(storage, embedder, settings, {
     statsMaxAgeMs: 60_000,
     retentionDays: 0,
