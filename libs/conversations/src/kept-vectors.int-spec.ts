@@ -203,6 +203,27 @@ describe('Vector search over kept vectors [ADR 0038]', () => {
     }
   });
 
+  it('CONV-SEARCH-01 [ADR 0041] vector searches catch up from the vector copy\'s own position, not from the kept postings\' one that no vector search moves', async () => {
+    await seed(ns, 12);
+    await bothPaths({ query: 'warm the copies', search_mode: 'hybrid', limit: 10 } as SearchTurnsRequest);
+    await loom.gateway.runtime.plane.keptPostings.settled();
+    const storage = loom.gateway.runtime.storage;
+    const spy = jest.spyOn(storage, 'query');
+    try {
+      for (let i = 0; i < 3; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        await runtimeSearch({ query: 'flaky upload retry timeout', search_mode: 'vector', limit: 5 } as SearchTurnsRequest);
+      }
+      const froms = spy.mock.calls.filter(([sql]) => /cu_since/.test(String(sql))).map(([, params]) => Number((params as { cu_since: number }).cu_since));
+      expect(froms).toHaveLength(3);
+      // Each read starts where the previous one left the vector copy; a lagging copy's position held them all at one point.
+      expect(froms[1]).toBeGreaterThan(froms[0]!);
+      expect(froms[2]).toBeGreaterThan(froms[1]!);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('CONV-SEARCH-01 CONV-SEARCH-03 [ADR 0040] a copy over LOOM_SEARCH_KEPT_EXACT_VECTORS re-scores in the engine and answers as the exact copy and the engine do', async () => {
     await seed(ns, 30);
     const runtime = loom.gateway.runtime;

@@ -296,7 +296,6 @@ export class KeptPostings {
   ) {
     this.options = { ...DEFAULT_KEPT_POSTINGS, ...options };
     this.now = this.options.now ?? Date.now;
-    this.options.catchUp?.register((namespace) => this.corpora.get(namespace)?.since());
   }
 
   async close(): Promise<void> {

@@ -334,10 +334,6 @@ export class KeptVectors {
   ) {
     this.options = { ...DEFAULT_KEPT_VECTORS, ...options };
     this.now = this.options.now ?? Date.now;
-    this.options.catchUp?.register((namespace) => {
-      const held = [...this.corpora.values()].filter((c) => c.namespace === namespace).map((c) => c.since());
-      return held.length > 0 ? Math.min(...held) : undefined;
-    });
   }
 
   /** Stops reading: no new read starts, a running one ends at its next page; resolves when none runs. */

@@ -6,11 +6,17 @@ import type { Storage } from '@loom/clickhouse';
  * the embedding rows written since their last read; a hybrid search asked both, and chDB runs one
  * statement at a time, so the second waited for the first (about 6 ms each at 100k turns).
  *
- * A read here takes every column either copy derives its rows from, from the lowest read position
- * any copy holds for those namespaces. A later request reuses a read when that read began after
- * the request's search began (so it holds every write acknowledged before the search), covers its
- * namespaces and starts at or below its position. Each copy still takes only the rows above its
- * own position, and marks itself read as of the statement's start.
+ * A read here takes every column either copy derives its rows from, from the asking copy's read
+ * position. A later request reuses a read when that read began after the request's search began
+ * (so it holds every write acknowledged before the search), covers its namespaces and starts at or
+ * below its position. Each copy still takes only the rows above its own position, and marks itself
+ * read as of the statement's start. Under hybrid searches both copies apply the same reads, so
+ * their positions stay equal and one statement serves both.
+ *
+ * Not from the lowest position of any copy (ADR 0040 as first built): a copy that no search asks
+ * (the postings under vector-only searches) never moves, and every read then re-read all rows
+ * since it, Float32 vectors included: 200-400 ms a search at 100k turns after a burst of appends
+ * (ADR 0041).
  */
 export interface CatchUpRow {
   namespace: string;
@@ -52,18 +58,12 @@ interface Read {
 const REUSE_MS = 2_000;
 
 export class SharedCatchUp {
-  private readonly positions: Array<(namespace: string) => number | undefined> = [];
   private reads: Read[] = [];
 
   constructor(
     private readonly storage: Storage,
     private readonly now: () => number = Date.now,
   ) {}
-
-  /** A copy's read position in a namespace (versions at or below it were read), undefined when it holds none. */
-  register(position: (namespace: string) => number | undefined): void {
-    this.positions.push(position);
-  }
 
   /**
    * The embedding rows of `namespaces` with a version above `since` (and perhaps some at or below
@@ -73,8 +73,7 @@ export class SharedCatchUp {
   read(namespaces: readonly string[], since: number, notBefore: number = performance.now()): Promise<{ rows: CatchUpRow[]; at: number }> {
     const reusable = this.reads.find((r) => r.startedAt >= notBefore && r.from <= since && namespaces.every((ns) => r.namespaces.has(ns)));
     if (reusable) return reusable.result;
-    const lowest = namespaces.flatMap((ns) => this.positions.map((p) => p(ns)).filter((p): p is number => p !== undefined));
-    const from = Math.max(0, Math.min(since, ...lowest));
+    const from = Math.max(0, since);
     const at = this.now() * 1000;
     const startedAt = performance.now();
     const result = this.storage
