@@ -163,7 +163,7 @@ export class SavedSearchService {
   private async bm25(scope: SavedScope, corpus: SavedCorpus, terms: readonly string[], limit: number): Promise<Ranked[]> {
     // Words the index never holds (stopwords, punctuation) match nothing.
     if (terms.length === 0 || corpus.docs === 0) return [];
-    if (corpus.postings) return rankBm25(terms, corpus.postings, corpus, limit);
+    if (corpus.postings) return rankBm25(terms, corpus.postings, corpus, corpus, limit);
     const idf = terms.map((t) => bm25Idf(corpus.docs, corpus.df.get(t) ?? 0));
     return this.liveRows(corpus, limit, (asked) =>
       this.storage.query<LegRow>(savedBm25Statement(this.storage.tables.savedTerms, scope.conv !== undefined), {
