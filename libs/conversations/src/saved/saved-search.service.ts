@@ -205,10 +205,12 @@ export class SavedSearchService {
     const keys = ranked.map((r) => JSON.parse(r.key) as [string, string]);
     // The latest version of each row, without FINAL: over the namespace's transcript FINAL cost
     // about fifteen times as much for ten rows. The conditions apply to that latest version.
+    // Only the columns used: `SELECT *` also decompressed `reasoning` and `metadata` (ZSTD),
+    // measured at 10 hits p50/p95 14.3-15.4/18.6-21.6 ms against 14.1-14.3/15.3-16.2.
     const rows = await this.storage.query<SavedDoc>(
       `SELECT thread_id, msg_id, agent, role, content, is_high, ts, ifNull(saved_at, toDateTime64(ts, 3, 'UTC')) AS sort_ts
        FROM (
-         SELECT * FROM ${this.storage.tables.conversations}
+         SELECT thread_id, msg_id, agent, role, content, is_high, ts, saved_at, user_id, is_saved, deleted, version FROM ${this.storage.tables.conversations}
          WHERE namespace = {ns:String} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)}
          ORDER BY version DESC
          LIMIT 1 BY thread_id, agent, msg_id
