@@ -47,10 +47,11 @@ interface LegRow {
  * leg over its whole text, fused by reciprocal rank; `lexical_weight` scales the BM25 leg.
  *
  * The flow of a search (ADR 0016, ADR 0024, ADR 0037): the user's corpus (live set, statistics,
- * live vectors and the live postings of the terms asked) is kept by `SavedCorpusCache`; a warm
- * search checks its signature (one statement), counts terms never asked before (one statement,
- * only then), ranks both legs in this process over what is held, and reads the transcript rows
- * of the hits it returns (one statement). When the signature has changed it reads the corpus
+ * live vectors and every live posting) is kept by `SavedCorpusCache`; a warm search checks its
+ * signature (one statement), ranks both legs in this process over what is held, and reads the
+ * transcript rows of the hits it returns (one statement). Until every posting is held (a user's
+ * first search starts reading them in the background) a term never asked before costs one
+ * statement to count. When the signature has changed it reads the corpus
  * again (a delta of the vectors) and ranks again. A corpus over the memory budget ranks the leg
  * it could not hold in the engine, over the user's rows in `saved_docs` / `saved_terms`.
  */
