@@ -196,7 +196,7 @@ function savedSection(r: SavedPartResult, meta: RunMeta): string {
   out.push(
     `${r.savedByUser.toLocaleString('en-US')} messages saved by one user (${r.savedInNamespace.toLocaleString('en-US')} in the namespace with other users' saves): ${r.throughApi.ok} through \`conversation.save_message\` ` +
       `(${f(r.throughApi.throughput)} saves/s at concurrency 16, ${r.throughApi.failed} failed), ${r.seeded.inserted.toLocaleString('en-US')} written by the raw-engine child in the rows the save path writes, then Loom restarted on the directory (merges ${r.settle.merged ? 'settled' : 'still running'} after ${Math.round(r.settle.ms / 1000)} s). Hashed embedder, embedded topology. Each query once, one at a time after 20 warm-up queries, \`limit: 10\`; ` +
-      'the user\'s live set, statistics, vectors and the postings of terms already asked are kept between searches and both legs rank in the gateway (ADR 0024, ADR 0037); each query is new, so most of its terms cost one postings statement.',
+      'the user\'s live set, statistics, vectors and every live posting are kept between searches (read in the background after the first search) and both legs rank in the gateway (ADR 0024, ADR 0037 and its addendum): a search runs the signature and the hits\' transcript rows, and a term never asked costs no statement.',
   );
   out.push('');
   const rows = (Object.keys(r.modes) as Array<keyof SavedPartResult['modes']>).map((mode) => {

@@ -125,14 +125,16 @@ describe('Saved search ranked in memory (ADR 0037)', () => {
     expectSame(await ask(memory, 'ledger invoice'), await ask(engine, 'ledger invoice'), 'loaded');
   });
 
-  it('SAVE-SEARCH-04 [ADR 0037]: concurrent first searches of one user read its vectors once', async () => {
+  it('SAVE-SEARCH-04 [ADR 0037]: concurrent first searches of one user read its vectors and its complete postings once', async () => {
     await seed('u1', 12);
     const reads = jest.spyOn(storage(), 'query');
     try {
       const answers = await Promise.all(['ledger', 'invoice', 'kestrel', 'quota'].map((q) => ask(memory, q)));
       await memory.settled();
       expect(answers.every((a) => a.hits.length > 0)).toBe(true);
-      expect(reads.mock.calls.filter(([sql]) => sql.includes('AS row_version')).length).toBe(1);
+      expect(reads.mock.calls.filter(([sql]) => sql.includes('AS row_version, model')).length).toBe(1);
+      // And its complete postings once (ADR 0037 addendum).
+      expect(reads.mock.calls.filter(([sql]) => sql.includes('groupArray(term)')).length).toBe(1);
     } finally {
       reads.mockRestore();
     }
@@ -163,6 +165,87 @@ describe('Saved search ranked in memory (ADR 0037)', () => {
 
     await saveNew('u1', 'c9', 'again', 'cormorant lagoon again');
     for (const mode of ['hybrid', 'lexical', 'semantic']) expect(await ids('cormorant lagoon', mode)).toContain('again');
+  });
+
+  it('SAVE-SEARCH-10, SAVE-SEARCH-07 [ADR 0037 addendum]: once the corpus holds every posting, a term never asked before is answered with no statement but the signature and the hits\' rows, as the engine answers it', async () => {
+    await seed('u1', 24);
+    await seed('u2', 10, 'o');
+    await ask(memory, 'ledger');
+    await memory.settled();
+    const statements = jest.spyOn(storage(), 'query');
+    try {
+      for (const query of ['quota shard', 'note11 kestrel', 'archive', 'absent-everywhere']) {
+        for (const search_mode of ['hybrid', 'lexical']) {
+          statements.mockClear();
+          const mine = await ask(memory, query, { search_mode });
+          const sql = statements.mock.calls.map(([q]) => q);
+          expect({ query, postings: sql.filter((q) => /any\(tf\)|groupArray\(term\)|cosineDistance|FINAL/.test(q)).length }).toEqual({ query, postings: 0 });
+          expect(sql.length).toBeLessThanOrEqual(2);
+          expectSame(mine, await ask(engine, query, { search_mode }), `${query} ${search_mode}`);
+        }
+      }
+    } finally {
+      statements.mockRestore();
+    }
+  });
+
+  it('SAVE-SEARCH-11, SAVE-SEARCH-02, SAVE-SEARCH-10 [ADR 0037 addendum]: after the complete postings are held, a save, an unsave and an erasure show in the next search of terms never asked, as in the engine', async () => {
+    await seed('u1', 12);
+    await seed('u2', 6, 'o');
+    await ask(memory, 'ledger');
+    await memory.settled();
+    const same = async (query: string) => {
+      const ids: Record<string, string[]> = {};
+      for (const search_mode of ['hybrid', 'lexical', 'semantic']) {
+        const mine = await ask(memory, query, { search_mode });
+        expectSame(mine, await ask(engine, query, { search_mode }), `${query} ${search_mode}`);
+        ids[search_mode] = mine.hits.map((h) => h.message_id);
+      }
+      return ids;
+    };
+    // Carried over to the next corpus with the one version written since.
+    await saveNew('u1', 'c7', 'fresh', 'albatross estuary ledger');
+    const statements = jest.spyOn(storage(), 'query');
+    try {
+      await ask(memory, 'albatross estuary', { search_mode: 'lexical' });
+      const sql = statements.mock.calls.map(([q]) => q);
+      // No term counted in the engine; the complete postings were carried with one delta read.
+      expect(sql.filter((q) => /any\(tf\)|sum\(idf/.test(q)).length).toBe(0);
+      expect(sql.filter((q) => /groupArray\(term\)/.test(q)).length).toBe(1);
+    } finally {
+      statements.mockRestore();
+    }
+    expect((await same('albatross estuary')).lexical).toEqual(['fresh']);
+    await ok('conversation.unsave_message', { user_id: 'u1', conversation_id: 'c7', message_id: 'fresh' });
+    expect((await same('albatross estuary')).lexical).toEqual([]);
+    expect((await same('ledger')).lexical).not.toContain('fresh');
+    await saveNew('u1', 'c7', 'fresh', 'puffin shoal');
+    expect((await same('puffin shoal')).lexical).toEqual(['fresh']);
+    await ok('erasure.request', { user_id: 'u1' });
+    for (const query of ['puffin shoal', 'ledger', 'kestrel quota']) {
+      const ids = await same(query);
+      expect({ query, ids }).toEqual({ query, ids: { hybrid: [], lexical: [], semantic: [] } });
+    }
+  });
+
+  it('SAVE-SEARCH-10, SAVE-SEARCH-04 [ADR 0037 addendum]: a corpus whose postings are over the budget holds none in full: it counts the terms asked and, once they overflow too, ranks BM25 in the engine, the same as in memory', async () => {
+    await seed('u1', 30);
+    const cache = new SavedCorpusCache(storage(), { maxPostings: 40 });
+    const corpus = await cache.refresh({ ns, user: 'u1' }, queryTerms('kestrel'));
+    await cache.settled();
+    expect(cache.cached({ ns, user: 'u1' })).toBe(corpus);
+    expect(corpus.complete).toBe(false);
+    expect(corpus.postings?.get('kestrel')?.slots.length).toBe(corpus.df.get('kestrel'));
+    const { storage: s, requests, plane } = loom.gateway.runtime;
+    memory = new SavedSearchService(s, new EmbeddingClient(requests, 10_000), plane.settings, { maxPostings: 40 });
+    await compareAll();
+    const statements = jest.spyOn(storage(), 'query');
+    try {
+      await ask(memory, 'ledger invoice budget', { search_mode: 'lexical' });
+      expect(statements.mock.calls.filter(([sql]) => /sum\(idf/.test(sql)).length).toBe(1);
+    } finally {
+      statements.mockRestore();
+    }
   });
 
   it('SAVE-SEARCH-04, SAVE-SEARCH-05: a corpus over the memory budget still answers, its legs ranked in the engine, the same as in memory', async () => {
@@ -200,7 +283,7 @@ describe('Saved search ranked in memory (ADR 0037)', () => {
       await paged.settled();
       expect(read.vectors?.size).toBe(20);
       expect([...read.vectors!.values()].every((v) => v.vector !== undefined && read.live.get(v.key) === v.version)).toBe(true);
-      expect(pages.mock.calls.filter(([sql]) => sql.includes('AS row_version')).length).toBeGreaterThanOrEqual(7);
+      expect(pages.mock.calls.filter(([sql]) => sql.includes('AS row_version, model')).length).toBeGreaterThanOrEqual(7);
     } finally {
       pages.mockRestore();
     }

@@ -1,6 +1,6 @@
 import type { Storage } from '@loom/clickhouse';
-import { normOf, type HeldPosting, type HeldVector } from './saved-ranking';
-import { savedLiveDocsStatement, savedPostingsStatement, savedSignatureStatement, savedVectorsStatement } from './saved-statements';
+import { normOf, PostingsBuilder, type HeldDoc, type HeldVector, type TermPostings } from './saved-ranking';
+import { savedLiveDocsStatement, savedMessagePostingsStatement, savedPostingsStatement, savedSignatureStatement, savedVectorsStatement } from './saved-statements';
 
 /** One user's live saved messages [in one conversation] as last read, with their BM25 statistics. */
 export interface SavedCorpus {
@@ -9,7 +9,7 @@ export interface SavedCorpus {
   /** Live messages that have terms, and their mean length in terms. */
   docs: number;
   avgLength: number;
-  /** Document frequency (over live messages) of each term asked so far. */
+  /** Document frequency (over live messages) of each term asked so far, or of every term once `complete`. */
   df: Map<string, number>;
   signature: string;
   /**
@@ -18,8 +18,18 @@ export interface SavedCorpus {
    * kept, and a high turn is never embedded, so nothing here reads as high.
    */
   vectors: Map<string, HeldVector> | undefined;
-  /** The live postings of each term asked so far, or undefined once over the postings budget (BM25 then ranks in the engine). */
-  postings: Map<string, HeldPosting[]> | undefined;
+  /** Each live message by slot (postings name messages by slot), and its length in terms. */
+  docList: HeldDoc[];
+  lengths: Uint32Array;
+  slots: Map<string, number>;
+  /** The live postings of each term asked so far (every term once `complete`), or undefined once over the postings budget (BM25 then ranks in the engine). */
+  postings: Map<string, TermPostings> | undefined;
+  /**
+   * Whether `postings` holds every live posting of every term: then a term it lacks is in no
+   * live message (df 0) and counting it costs no statement. Read in the background after a
+   * first read, carried over (with the versions written since) when the signature changes.
+   */
+  complete: boolean;
   /** What this corpus counts against the budget. */
   heldVectors: number;
   heldPostings: number;
@@ -35,17 +45,18 @@ export interface SavedScope {
  * What the kept corpora may hold together. Vectors: 100,000 is ten users at the 10,000 saved
  * messages issue 10 sizes for, about 154 MB of Float32 at 384 dimensions (200,000 would be about
  * 300 MB, too much beside the engine in one gateway process; note the figure scales with the
- * model's dimensions). Postings: 2,000,000 (a few tens of MB) holds every term of several such
- * users; a user whose vocabulary is small has thousands of postings per term.
+ * model's dimensions). Postings: a corpus holds every live posting once read (ADR 0037
+ * addendum); the bench's user of 10,000 messages has 463,144, held as 8 bytes each (a slot and a
+ * count, 3.7 MB), so 5,000,000 (about 40 MB) holds the same ten users.
  */
 export interface SavedCorpusBudget {
   maxVectors: number;
   maxPostings: number;
 }
 
-export const DEFAULT_SAVED_CORPUS_BUDGET: SavedCorpusBudget = { maxVectors: 100_000, maxPostings: 2_000_000 };
+export const DEFAULT_SAVED_CORPUS_BUDGET: SavedCorpusBudget = { maxVectors: 100_000, maxPostings: 5_000_000 };
 
-/** Rows of `saved_docs` one statement of a vector read returns (about 250 ms of JSON at 384 dimensions). */
+/** Rows of `saved_docs` one statement of a vector read returns (about 250 ms of JSON at 384 dimensions), and messages one statement of a postings read returns (60-130 ms). */
 export const VECTOR_PAGE = 1_000;
 
 /** How many corpora are kept at most, whatever they hold. */
@@ -74,6 +85,10 @@ export class SavedCorpusCache {
   private heldPostings = 0;
   /** Background loads of vectors still running, by corpus key. */
   private readonly loads = new Map<string, Promise<void>>();
+  /** Background loads of complete postings still running, by corpus key. */
+  private readonly postingLoads = new Map<string, Promise<void>>();
+  /** Corpora whose complete postings were over the budget: not read again until the corpus is read afresh. */
+  private readonly tooManyPostings = new Set<string>();
 
   constructor(
     private readonly storage: Storage,
@@ -113,46 +128,40 @@ export class SavedCorpusCache {
       savedLiveDocsStatement(this.storage.tables.savedDocs, scope.conv !== undefined),
       { ...scope },
     );
-    const live = new Map<string, string>();
-    let docs = 0;
-    let length = 0;
-    for (const r of rows) {
-      live.set(keyOf(r), r.version);
-      // A message without terms ("?") is found by meaning only; BM25 never counted it.
-      if (Number(r.doc_len) > 0) {
-        docs += 1;
-        length += Number(r.doc_len);
-      }
-    }
+    const table = slotTable(rows);
     const key = entryKey(scope);
     const previous = this.entries.get(key);
+    if (!previous) this.tooManyPostings.delete(key);
     // Over the budget on its own: the vector leg of this corpus stays in the engine.
-    const fits = live.size <= this.budget.maxVectors;
+    const fits = table.live.size <= this.budget.maxVectors;
     // With the previous corpus's vectors only the versions written since are read (a few rows), so
     // this search waits for them. With none (this user's first search in this process, or a load
     // still running), reading every vector takes seconds at 10,000 messages: this search ranks its
     // vector leg in the engine, as before ADR 0037, and the vectors load in the background.
-    const vectors = fits && previous?.vectors ? await this.readVectors(scope, live, previous.vectors) : undefined;
+    const vectors = fits && previous?.vectors ? await this.readVectors(scope, table.live, previous.vectors) : undefined;
+    // The same for the complete postings: carried over with the versions written since (one statement).
+    const carried = previous?.complete && previous.postings ? await this.carryPostings(scope, previous, previous.postings, table) : undefined;
+    if (previous?.complete && !carried) this.tooManyPostings.add(key);
     const corpus: SavedCorpus = {
-      live,
-      docs,
-      avgLength: docs > 0 ? length / docs : 0,
-      df: new Map(),
+      ...table,
       signature,
       vectors,
-      postings: new Map(),
+      df: carried ? frequencies(carried) : new Map(),
+      postings: carried ?? new Map(),
+      complete: carried !== undefined,
       heldVectors: vectors ? countVectors(vectors) : 0,
-      heldPostings: 0,
+      heldPostings: carried ? countPostings(carried) : 0,
     };
     this.admit(key, corpus);
     if (fits && !vectors) this.loadVectors(scope, key);
+    if (!corpus.complete) this.loadPostings(scope, key);
     await this.countFrequencies(scope, corpus, terms);
     return corpus;
   }
 
   /** Resolves when every background load of vectors started so far has ended (tests, and a clean shutdown). */
   async settled(): Promise<void> {
-    while (this.loads.size > 0) await Promise.all([...this.loads.values()]);
+    while (this.loads.size + this.postingLoads.size > 0) await Promise.all([...this.loads.values(), ...this.postingLoads.values()]);
   }
 
   /**
@@ -189,14 +198,123 @@ export class SavedCorpusCache {
     this.loads.set(key, load);
   }
 
-  /** Counts the document frequencies of the terms `corpus` has not counted yet, over its live messages, and keeps their live postings while they fit. */
+  /**
+   * Reads every live posting of the kept corpus of `key` off the request path, as
+   * `loadVectors` reads its vectors, and holds them in whatever corpus is kept for `key` when it
+   * ends (carried over to it, with the versions written meanwhile). Until then, and for good
+   * when they are over the budget, the corpus holds the postings of the terms asked. Not for a
+   * corpus of one conversation: saved_terms orders a user's postings by term before thread, so
+   * that read scans every posting of the user (60-130 ms at 10,000 messages) for a corpus whose
+   * asked terms cost a few milliseconds each.
+   */
+  private loadPostings(scope: SavedScope, key: string): void {
+    if (scope.conv !== undefined || this.postingLoads.has(key) || this.tooManyPostings.has(key)) return;
+    const load = (async () => {
+      let base = this.entries.get(key);
+      if (!base) return;
+      let read = await this.readMessagePostings(scope, base, 0n, new PostingsBuilder(), new Uint8Array(base.docList.length));
+      for (;;) {
+        if (!read) {
+          this.tooManyPostings.add(key);
+          return;
+        }
+        const corpus = this.entries.get(key);
+        if (!corpus || corpus.complete) return;
+        if (corpus !== base) {
+          read = await this.carryPostings(scope, base, read, corpus);
+          base = corpus;
+          continue;
+        }
+        this.holdComplete(key, corpus, read);
+        return;
+      }
+    })()
+      .catch(() => undefined)
+      .finally(() => this.postingLoads.delete(key));
+    this.postingLoads.set(key, load);
+  }
+
+  /** Makes `postings` (every live posting of `corpus`) what `corpus` holds, in place of the postings of the terms asked. */
+  private holdComplete(key: string, corpus: SavedCorpus, postings: Map<string, TermPostings>): void {
+    const count = countPostings(postings);
+    this.makeRoom(key, corpus.heldVectors, count);
+    this.heldPostings += count - corpus.heldPostings;
+    corpus.df = frequencies(postings);
+    corpus.postings = postings;
+    corpus.complete = true;
+    corpus.heldPostings = count;
+  }
+
+  /**
+   * The postings `from` (every live posting of the corpus `previous`, by its slots) that are still
+   * live in `next`, by `next`'s slots, with those of the versions `previous` lacks read (from the
+   * lowest of them up): a version's postings never change. Undefined when over the budget.
+   */
+  private async carryPostings(scope: SavedScope, previous: SlotCorpus, from: ReadonlyMap<string, TermPostings>, next: SlotCorpus): Promise<Map<string, TermPostings> | undefined> {
+    const moved = new Int32Array(previous.docList.length).fill(-1);
+    const done = new Uint8Array(next.docList.length);
+    previous.docList.forEach((doc, slot) => {
+      const to = next.slots.get(doc.key);
+      if (to !== undefined && next.live.get(doc.key) === previous.live.get(doc.key)) {
+        moved[slot] = to;
+        done[to] = 1;
+      }
+    });
+    const builder = new PostingsBuilder();
+    for (const [term, held] of from) {
+      builder.touch(term);
+      for (let i = 0; i < held.slots.length; i += 1) {
+        const to = moved[held.slots[i]!]!;
+        if (to >= 0) builder.add(term, to, held.tfs[i]!);
+      }
+    }
+    let lowest: bigint | undefined;
+    for (const [key, version] of next.live) if (done[next.slots.get(key)!] === 0 && (lowest === undefined || BigInt(version) < lowest)) lowest = BigInt(version);
+    if (lowest === undefined) return builder.count > this.budget.maxPostings ? undefined : builder.build();
+    return this.readMessagePostings(scope, next, lowest, builder, done);
+  }
+
+  /**
+   * Adds to `builder` the postings of `corpus`'s live versions from `from` up whose slot is not
+   * `done`, in pages; `done` marks each slot once read, so a message returned on two pages (the
+   * inclusive cursor) or at two versions counts once, at its live version. Undefined once over
+   * the budget (the read stops there).
+   */
+  private async readMessagePostings(scope: SavedScope, corpus: SlotCorpus, from: bigint, builder: PostingsBuilder, done: Uint8Array): Promise<Map<string, TermPostings> | undefined> {
+    let after = { thread: '', msg: '' };
+    for (;;) {
+      const rows = await this.storage.query<{ thread_id: string; msg_id: string; row_version: string; terms: string[]; tfs: number[] }>(
+        savedMessagePostingsStatement(this.storage.tables.savedTerms, scope.conv !== undefined),
+        { ...scope, from: from.toString(), after_thread: after.thread, after_msg: after.msg, page: this.vectorPage },
+      );
+      for (const r of rows) {
+        const key = keyOf(r);
+        const slot = corpus.slots.get(key);
+        if (slot === undefined || done[slot] === 1 || corpus.live.get(key) !== r.row_version) continue;
+        done[slot] = 1;
+        addMessage(builder, slot, r.terms, r.tfs);
+      }
+      if (builder.count > this.budget.maxPostings) return undefined;
+      const last = rows[rows.length - 1];
+      if (!last || rows.length < this.vectorPage || (last.thread_id === after.thread && last.msg_id === after.msg)) break;
+      after = { thread: last.thread_id, msg: last.msg_id };
+    }
+    return builder.build();
+  }
+
+  /**
+   * Counts the document frequencies of the terms `corpus` has not counted yet, over its live
+   * messages, and keeps their live postings while they fit. A complete corpus has counted every
+   * term: one it lacks is in no live message.
+   */
   async countFrequencies(scope: SavedScope, corpus: SavedCorpus, terms: readonly string[]): Promise<void> {
+    if (corpus.complete) return;
     const unknown = [...new Set(terms)].filter((t) => !corpus.df.has(t));
     if (unknown.length === 0) return;
     if (corpus.docs === 0) {
       for (const t of unknown) {
         corpus.df.set(t, 0);
-        corpus.postings?.set(t, []);
+        corpus.postings?.set(t, EMPTY);
       }
       return;
     }
@@ -204,20 +322,25 @@ export class SavedCorpusCache {
       savedPostingsStatement(this.storage.tables.savedTerms, scope.conv !== undefined),
       { ...scope, terms: unknown },
     );
-    const found = new Map<string, HeldPosting[]>(unknown.map((t) => [t, []]));
+    // The complete postings arrived meanwhile: they count every term.
+    if (corpus.complete) return;
+    const builder = new PostingsBuilder();
+    for (const t of unknown) builder.touch(t);
+    // One row per (term, message, version): at most one at the live version.
     for (const p of rows) {
       const key = keyOf(p);
-      if (corpus.live.get(key) !== p.version) continue;
-      // One object per message, shared with its vector when held.
-      const doc = corpus.vectors?.get(key) ?? { key, thread_id: p.thread_id, msg_id: p.msg_id };
-      found.get(p.term)?.push({ doc, tf: Number(p.tf), dl: Number(p.doc_len) });
+      const slot = corpus.slots.get(key);
+      if (slot !== undefined && corpus.live.get(key) === p.version) builder.add(p.term, slot, Number(p.tf));
     }
+    const found = builder.build();
     // A search beside this one may have counted some of them meanwhile: theirs stand.
-    for (const t of found.keys()) if (corpus.df.has(t)) found.delete(t);
     let added = 0;
-    for (const [t, list] of found) {
-      corpus.df.set(t, list.length);
-      added += list.length;
+    for (const [t, held] of found) {
+      if (corpus.df.has(t)) found.delete(t);
+      else {
+        corpus.df.set(t, held.slots.length);
+        added += held.slots.length;
+      }
     }
     this.keepPostings(scope, corpus, found, added);
   }
@@ -258,7 +381,7 @@ export class SavedCorpusCache {
   }
 
   /** Keeps `found` (new terms' postings) in `corpus` while the budget allows; past it the corpus's BM25 ranks in the engine. */
-  private keepPostings(scope: SavedScope, corpus: SavedCorpus, found: ReadonlyMap<string, HeldPosting[]>, added: number): void {
+  private keepPostings(scope: SavedScope, corpus: SavedCorpus, found: ReadonlyMap<string, TermPostings>, added: number): void {
     if (!corpus.postings) return;
     const key = entryKey(scope);
     const kept = this.entries.get(key) === corpus;
@@ -308,6 +431,55 @@ export class SavedCorpusCache {
     this.heldVectors -= corpus.heldVectors;
     this.heldPostings -= corpus.heldPostings;
   }
+}
+
+/** A corpus's live set and slots: what postings are read and carried against. */
+type SlotCorpus = Pick<SavedCorpus, 'live' | 'slots' | 'docList'>;
+
+const EMPTY: TermPostings = { slots: new Uint32Array(0), tfs: new Uint32Array(0) };
+
+/** The live set, slots and BM25 statistics of the live docs read. */
+function slotTable(rows: ReadonlyArray<{ thread_id: string; msg_id: string; version: string; doc_len: number }>): Pick<SavedCorpus, 'live' | 'slots' | 'docList' | 'lengths' | 'docs' | 'avgLength'> {
+  const live = new Map<string, string>();
+  const slots = new Map<string, number>();
+  const docList: HeldDoc[] = [];
+  const lengths = new Uint32Array(rows.length);
+  let docs = 0;
+  let length = 0;
+  for (const r of rows) {
+    const key = keyOf(r);
+    if (live.has(key)) continue;
+    live.set(key, r.version);
+    slots.set(key, docList.length);
+    lengths[docList.length] = Number(r.doc_len);
+    docList.push({ key, thread_id: r.thread_id, msg_id: r.msg_id });
+    // A message without terms ("?") is found by meaning only; BM25 never counted it.
+    if (Number(r.doc_len) > 0) {
+      docs += 1;
+      length += Number(r.doc_len);
+    }
+  }
+  return { live, slots, docList, lengths, docs, avgLength: docs > 0 ? length / docs : 0 };
+}
+
+/** One message's terms as a page returns them; a posting inserted twice at its version counts once (`any` in the statements). */
+function addMessage(builder: PostingsBuilder, slot: number, terms: readonly string[], tfs: readonly number[]): void {
+  const seen = new Set<string>();
+  terms.forEach((term, i) => {
+    if (seen.has(term)) return;
+    seen.add(term);
+    builder.add(term, slot, Number(tfs[i]));
+  });
+}
+
+function frequencies(postings: ReadonlyMap<string, TermPostings>): Map<string, number> {
+  return new Map([...postings].map(([term, held]) => [term, held.slots.length]));
+}
+
+function countPostings(postings: ReadonlyMap<string, TermPostings>): number {
+  let n = 0;
+  for (const held of postings.values()) n += held.slots.length;
+  return n;
 }
 
 function countVectors(vectors: ReadonlyMap<string, HeldVector>): number {

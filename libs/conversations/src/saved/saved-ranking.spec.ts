@@ -1,7 +1,7 @@
 import { indexTerm, queryTerms, tokenMatches } from '../lexical/tokenizer';
 import { bm25 } from './bm25';
 import { keyOf } from './saved-corpus-cache';
-import { bm25Idf, normOf, rankBm25, rankByCosine, type HeldDoc, type HeldPosting, type HeldVector } from './saved-ranking';
+import { bm25Idf, normOf, rankBm25, rankByCosine, PostingsBuilder, type HeldDoc, type HeldVector, type SlotTable } from './saved-ranking';
 
 const doc = (thread_id: string, msg_id: string): HeldDoc => ({ key: keyOf({ thread_id, msg_id }), thread_id, msg_id });
 const held = (thread: string, msg: string, values: number[] | undefined, model = 'm'): HeldVector => {
@@ -58,9 +58,11 @@ describe('saved search ranked in memory (ADR 0037)', () => {
     ];
     // Postings and lengths as the index holds them: one per (term, message), tf, and length in terms.
     const index = () => {
-      const postings = new Map<string, HeldPosting[]>();
+      const builder = new PostingsBuilder();
+      const docList = texts.map((t) => doc(t.thread, t.msg));
+      const lengths = new Uint32Array(texts.length);
       let total = 0;
-      for (const t of texts) {
+      texts.forEach((t, slot) => {
         const counts = new Map<string, number>();
         let length = 0;
         for (const { term } of tokenMatches(t.text)) {
@@ -68,34 +70,39 @@ describe('saved search ranked in memory (ADR 0037)', () => {
           counts.set(indexTerm(term), (counts.get(indexTerm(term)) ?? 0) + 1);
         }
         total += length;
-        for (const [term, tf] of counts) postings.set(term, [...(postings.get(term) ?? []), { doc: doc(t.thread, t.msg), tf, dl: length }]);
-      }
-      const df = new Map([...postings].map(([term, list]) => [term, list.length]));
-      return { postings, stats: { docs: texts.length, avgLength: total / texts.length, df } };
+        lengths[slot] = length;
+        for (const [term, tf] of counts) builder.add(term, slot, tf);
+      });
+      const postings = builder.build();
+      const df = new Map([...postings].map(([term, held]) => [term, held.slots.length]));
+      const table: SlotTable = { docList, lengths };
+      return { postings, table, stats: { docs: texts.length, avgLength: total / texts.length, df } };
     };
 
     it('SAVE-SEARCH-07, SAVE-SEARCH-10: the scores of the in-process BM25 over the same corpus (k1 1.2, b 0.75, the corpus\'s own idf and mean length)', () => {
-      const { postings, stats } = index();
+      const { postings, table, stats } = index();
       for (const query of ['ledger invoices', 'PROJ-1234', 'ledger_v2 backfill', 'lunch ledger']) {
         const expected = bm25(
           texts.map((t) => ({ key: keyOf({ thread_id: t.thread, msg_id: t.msg }), text: t.text })),
           query,
         );
-        const ranked = rankBm25(queryTerms(query), postings, stats, 10);
+        const ranked = rankBm25(queryTerms(query), postings, table, stats, 10);
         expect(ranked.map((r) => r.key).sort()).toEqual(expected.map((h) => h.key).sort());
         for (const r of ranked) expect(r.score).toBeCloseTo(expected.find((h) => h.key === r.key)!.score, 9);
       }
     });
 
     it('SAVE-SEARCH-07: a term asked twice counts once (as `term IN terms`); a term the index never held adds nothing; best first, ties by (thread_id, msg_id), at most `limit`', () => {
-      const { postings, stats } = index();
-      expect(rankBm25(['ledger', 'ledger'], postings, stats, 10)).toEqual(rankBm25(['ledger'], postings, stats, 10));
-      expect(rankBm25(['nowhere'], postings, stats, 10)).toEqual([]);
-      const ties = new Map([['x', [2, 1, 3].map((i) => ({ doc: doc('t', `m${i}`), tf: 1, dl: 4 }))]]);
-      const tied = rankBm25(['x'], ties, { docs: 10, avgLength: 4, df: new Map([['x', 3]]) }, 2);
+      const { postings, table, stats } = index();
+      expect(rankBm25(['ledger', 'ledger'], postings, table, stats, 10)).toEqual(rankBm25(['ledger'], postings, table, stats, 10));
+      expect(rankBm25(['nowhere'], postings, table, stats, 10)).toEqual([]);
+      const tiedTable: SlotTable = { docList: [2, 1, 3].map((i) => doc('t', `m${i}`)), lengths: Uint32Array.of(4, 4, 4) };
+      const ties = new PostingsBuilder();
+      for (const slot of [0, 1, 2]) ties.add('x', slot, 1);
+      const tied = rankBm25(['x'], ties.build(), tiedTable, { docs: 10, avgLength: 4, df: new Map([['x', 3]]) }, 2);
       expect(tied.map((r) => JSON.parse(r.key)[1])).toEqual(['m1', 'm2']);
       expect(tied[0]!.score).toBeCloseTo(bm25Idf(10, 3), 12);
-      expect(rankBm25(['ledger'], postings, { ...stats, docs: 0 }, 10)).toEqual([]);
+      expect(rankBm25(['ledger'], postings, table, { ...stats, docs: 0 }, 10)).toEqual([]);
     });
   });
 });
