@@ -62,6 +62,9 @@ export const VECTOR_PAGE = 1_000;
 /** How many corpora are kept at most, whatever they hold. */
 const MAX_ENTRIES = 64;
 
+/** A signature row (`savedSignatureStatement`'s n and v) as the string corpora are compared by. */
+export const signatureOf = (row: { n: string; v: string } | undefined): string => `${row?.n ?? 0}@${row?.v ?? 0}`;
+
 export const keyOf = (d: { thread_id: string; msg_id: string }): string => JSON.stringify([d.thread_id, d.msg_id]);
 
 /**
@@ -102,7 +105,7 @@ export class SavedCorpusCache {
   /** The current signature of the user's rows (one range read of two columns). */
   async signature(scope: SavedScope): Promise<string> {
     const [row] = await this.storage.query<{ n: string; v: string }>(savedSignatureStatement(this.storage.tables.savedDocs), { ns: scope.ns, user: scope.user });
-    return `${row?.n ?? 0}@${row?.v ?? 0}`;
+    return signatureOf(row);
   }
 
   /** The kept corpus of `scope`, if any (it may be stale: check `signature`); marked as used now. */

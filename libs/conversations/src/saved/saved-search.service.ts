@@ -9,9 +9,9 @@ import { candidatesFor, quantize } from '../search/vector-ranking';
 import type { LiveSettingsService } from '../settings/live-settings.service';
 import { firstChars } from '../text';
 import { centredExcerpt, reciprocalRankFusion } from './bm25';
-import { keyOf, SavedCorpusCache, type SavedCorpus, type SavedCorpusBudget, type SavedScope } from './saved-corpus-cache';
+import { keyOf, SavedCorpusCache, signatureOf, type SavedCorpus, type SavedCorpusBudget, type SavedScope } from './saved-corpus-cache';
 import { B, bm25Idf, K1, rankBm25, rankByCosine } from './saved-ranking';
-import { savedBm25Statement, savedVectorStatement } from './saved-statements';
+import { savedBm25Statement, savedHitRowsStatement, savedHitRowsWithSignatureStatement, savedVectorStatement } from './saved-statements';
 
 const DEFAULT_LIMIT = 10;
 const DEFAULT_LEXICAL_WEIGHT = 0.5;
@@ -47,13 +47,14 @@ interface LegRow {
  * leg over its whole text, fused by reciprocal rank; `lexical_weight` scales the BM25 leg.
  *
  * The flow of a search (ADR 0016, ADR 0024, ADR 0037): the user's corpus (live set, statistics,
- * live vectors and every live posting) is kept by `SavedCorpusCache`; a warm search checks its
- * signature (one statement), ranks both legs in this process over what is held, and reads the
- * transcript rows of the hits it returns (one statement). Until every posting is held (a user's
- * first search starts reading them in the background) a term never asked before costs one
- * statement to count. When the signature has changed it reads the corpus
- * again (a delta of the vectors) and ranks again. A corpus over the memory budget ranks the leg
- * it could not hold in the engine, over the user's rows in `saved_docs` / `saved_terms`.
+ * live vectors and every live posting) is kept by `SavedCorpusCache`; a warm search ranks both
+ * legs in this process over what is held, then reads the transcript rows of the hits it returns
+ * and the corpus's signature in one statement (ADR 0037 addendum 2). When the signature has
+ * changed it reads the corpus again (a delta of the vectors and postings), ranks again and reads
+ * the new hits' rows. Until every posting is held (a user's first search starts reading them in
+ * the background) a term never asked before costs one statement to count. A corpus over the
+ * memory budget ranks the leg it could not hold in the engine, over the user's rows in
+ * `saved_docs` / `saved_terms`.
  */
 export class SavedSearchService {
   private readonly cache: SavedCorpusCache;
@@ -82,39 +83,40 @@ export class SavedSearchService {
 
     // A query that reads as high goes to no provider; the lexical leg alone answers it.
     const embedding = requested === 'lexical' || readsAsHigh(input.query) ? Promise.resolve(undefined) : this.embedder.embed([input.query]);
-    const [settings, found] = await Promise.all([this.settings.all(), this.corpus(scope, terms)]);
+    const kept = this.cache.cached(scope);
+    const [settings, first] = await Promise.all([
+      this.settings.all(),
+      kept ? this.cache.countFrequencies(scope, kept, terms).then(() => kept) : this.cache.refresh(scope, terms),
+    ]);
     const chars = settings.conversation_search_excerpt_chars;
     // A query with nothing to embed ("?") has no direction: the lexical leg answers it.
     const query = usableQueryVector(await embedding);
     const mode: SavedSearchMode = requested !== 'lexical' && !query ? 'lexical' : requested;
-    const legs = async (corpus: SavedCorpus): Promise<[Ranked[], Ranked[]]> =>
-      Promise.all([
+    const rank = async (corpus: SavedCorpus): Promise<Ranking> => {
+      const [vectorRanked, lexical] = await Promise.all([
         mode === 'lexical' || !query ? [] : this.vectorLeg(scope, corpus, query, settings.conversation_search_min_similarity, mode === 'semantic' ? limit : depth),
         mode === 'semantic' ? [] : this.bm25(scope, corpus, terms, mode === 'lexical' ? limit : depth),
       ]);
-    let [vectorRanked, lexical] = await legs(found.corpus);
-    // Written to since the corpus was read: read it again and rank again.
-    if (!(await found.current)) [vectorRanked, lexical] = await legs(await this.cache.refresh(scope, terms));
+      return { ...fuse(mode, vectorRanked, lexical, lexicalWeight, limit), inVector: new Set(vectorRanked.map((h) => h.key)), inLexical: new Set(lexical.map((h) => h.key)) };
+    };
+    let ranking = await rank(first);
+    // A kept corpus is checked by the signature read with the hits' rows (one statement, ADR 0037
+    // addendum 2); written to since it was read, it is read again and the search ranks again.
+    let docs: Map<string, SavedDoc>;
+    if (kept) {
+      const checked = await this.savedRowsChecked(scope, ranking.ranked);
+      docs = checked.docs;
+      if (checked.signature !== kept.signature) {
+        ranking = await rank(await this.cache.refresh(scope, terms));
+        docs = await this.savedRows(scope, ranking.ranked);
+      }
+    } else docs = await this.savedRows(scope, ranking.ranked);
 
-    let ranked: Ranked[];
-    if (mode === 'semantic') ranked = vectorRanked;
-    else if (mode === 'lexical') ranked = lexical;
-    else {
-      const fused = reciprocalRankFusion([
-        { keys: vectorRanked.map((h) => h.key), weight: 1 - lexicalWeight },
-        { keys: lexical.map((h) => h.key), weight: lexicalWeight },
-      ]);
-      ranked = [...fused].map(([key, score]) => ({ key, score })).sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : 1));
-    }
-    const inVector = new Set(vectorRanked.map((h) => h.key));
-    const inLexical = new Set(lexical.map((h) => h.key));
-    // The transcript row is the message: it must still be this user's saved message, and never high.
-    const docs = await this.savedRows(scope, ranked.slice(0, limit));
     const hits: SavedMessageHit[] = [];
-    for (const { key, score } of ranked.slice(0, limit)) {
+    for (const { key, score } of ranking.ranked) {
       const doc = docs.get(key);
       if (!doc) continue;
-      const at = inLexical.has(key) ? firstMatch(doc.content, terms) : undefined;
+      const at = ranking.inLexical.has(key) ? firstMatch(doc.content, terms) : undefined;
       hits.push({
         conversation_id: doc.thread_id,
         message_id: doc.msg_id,
@@ -123,24 +125,12 @@ export class SavedSearchService {
         ts: toIso(doc.sort_ts)!,
         message_ts: toIso(doc.ts)!,
         score,
-        matched: [...(inVector.has(key) ? (['semantic'] as const) : []), ...(inLexical.has(key) ? (['lexical'] as const) : [])],
+        matched: [...(ranking.inVector.has(key) ? (['semantic'] as const) : []), ...(ranking.inLexical.has(key) ? (['lexical'] as const) : [])],
         // A lexical hit shows the text around the match; a vector hit the message's start.
         excerpt: at !== undefined ? centredExcerpt(doc.content, at, chars) : firstChars(doc.content, chars),
       });
     }
     return { hits, mode };
-  }
-
-  /**
-   * The corpus to rank with: the kept one with its check running (`current`), or one read now.
-   * Terms asked for the first time have their frequencies counted while the check runs.
-   */
-  private async corpus(scope: SavedScope, terms: readonly string[]): Promise<{ corpus: SavedCorpus; current: Promise<boolean> }> {
-    const kept = this.cache.cached(scope);
-    if (!kept) return { corpus: await this.cache.refresh(scope, terms), current: Promise.resolve(true) };
-    const current = this.cache.signature(scope).then((s) => s === kept.signature);
-    await this.cache.countFrequencies(scope, kept, terms);
-    return { corpus: kept, current };
   }
 
   /** Cosine over the user's live vectors, floor applied, best first: over the held vectors, else in the engine (rows of stale versions dropped). */
@@ -203,23 +193,47 @@ export class SavedSearchService {
   /** The hits' transcript rows, kept when they are still the user's live saved messages and not high. */
   private async savedRows(scope: SavedScope, ranked: readonly Ranked[]): Promise<Map<string, SavedDoc>> {
     if (ranked.length === 0) return new Map();
-    const keys = ranked.map((r) => JSON.parse(r.key) as [string, string]);
-    // The latest version of each row, without FINAL: over the namespace's transcript FINAL cost
-    // about fifteen times as much for ten rows. The conditions apply to that latest version.
-    // Only the columns used: `SELECT *` also decompressed `reasoning` and `metadata` (ZSTD),
-    // measured at 10 hits p50/p95 14.3-15.4/18.6-21.6 ms against 14.1-14.3/15.3-16.2.
-    const rows = await this.storage.query<SavedDoc>(
-      `SELECT thread_id, msg_id, agent, role, content, is_high, ts, ifNull(saved_at, toDateTime64(ts, 3, 'UTC')) AS sort_ts
-       FROM (
-         SELECT thread_id, msg_id, agent, role, content, is_high, ts, saved_at, user_id, is_saved, deleted, version FROM ${this.storage.tables.conversations}
-         WHERE namespace = {ns:String} AND thread_id IN {threads:Array(String)} AND msg_id IN {ids:Array(String)}
-         ORDER BY version DESC
-         LIMIT 1 BY thread_id, agent, msg_id
-       )
-       WHERE user_id = {user:String} AND is_saved AND deleted = 0
-       LIMIT 1 BY thread_id, msg_id`,
-      { ns: scope.ns, user: scope.user, threads: [...new Set(keys.map((k) => k[0]))], ids: [...new Set(keys.map((k) => k[1]))] },
-    );
-    return new Map(rows.filter((d) => !d.is_high && !readsAsHigh(d.content)).map((d) => [keyOf(d), d]));
+    const rows = await this.storage.query<SavedDoc>(savedHitRowsStatement(this.storage.tables.conversations), hitParameters(scope, ranked));
+    return shown(rows);
   }
+
+  /** `savedRows` and the user's current signature, in one statement (the signature alone when there are no hits). */
+  private async savedRowsChecked(scope: SavedScope, ranked: readonly Ranked[]): Promise<{ docs: Map<string, SavedDoc>; signature: string }> {
+    if (ranked.length === 0) return { docs: new Map(), signature: await this.cache.signature(scope) };
+    const rows = await this.storage.query<SavedDoc & { part: number; n: string; v: string }>(
+      savedHitRowsWithSignatureStatement(this.storage.tables.conversations, this.storage.tables.savedDocs),
+      hitParameters(scope, ranked),
+    );
+    const head = rows.find((r) => Number(r.part) === 1);
+    return { docs: shown(rows.filter((r) => Number(r.part) === 0)), signature: signatureOf(head) };
+  }
+}
+
+interface Ranking {
+  /** The best `limit`, best first. */
+  ranked: Ranked[];
+  inVector: Set<string>;
+  inLexical: Set<string>;
+}
+
+/** The legs as the mode combines them: one leg alone, or both fused by reciprocal rank; the best `limit`. */
+function fuse(mode: SavedSearchMode, vectorRanked: Ranked[], lexical: Ranked[], lexicalWeight: number, limit: number): { ranked: Ranked[] } {
+  if (mode === 'semantic') return { ranked: vectorRanked.slice(0, limit) };
+  if (mode === 'lexical') return { ranked: lexical.slice(0, limit) };
+  const fused = reciprocalRankFusion([
+    { keys: vectorRanked.map((h) => h.key), weight: 1 - lexicalWeight },
+    { keys: lexical.map((h) => h.key), weight: lexicalWeight },
+  ]);
+  const ranked = [...fused].map(([key, score]) => ({ key, score })).sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : 1));
+  return { ranked: ranked.slice(0, limit) };
+}
+
+function hitParameters(scope: SavedScope, ranked: readonly Ranked[]): Record<string, unknown> {
+  const keys = ranked.map((r) => JSON.parse(r.key) as [string, string]);
+  return { ns: scope.ns, user: scope.user, threads: [...new Set(keys.map((k) => k[0]))], ids: [...new Set(keys.map((k) => k[1]))] };
+}
+
+/** The rows a hit may show: never one that is, or reads as, high. */
+function shown(rows: readonly SavedDoc[]): Map<string, SavedDoc> {
+  return new Map(rows.filter((d) => !d.is_high && !readsAsHigh(d.content)).map((d) => [keyOf(d), d]));
 }
