@@ -133,7 +133,7 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
     unindexed: new UnindexedTurns(storage, embedder, threadLeases),
     deletion: new ThreadDeleteService(storage, meta, threadLeases, options.fence),
     saved: new SavedMessagesService(storage, embedder, threadLeases, options.fence, recording, settings, metrics),
-    savedSearch: new SavedSearchService(storage, embedder, settings),
+    savedSearch: new SavedSearchService(storage, embedder, settings, {}, { retentionDays: options.retentionDays ?? 0 }),
     compaction: new CompactionService(storage, embedder, options.llm ?? new FakeLlmProvider(), threadLeases, options.fence, { metrics, logger: options.logger }),
     fence: options.fence,
     threadLeases,

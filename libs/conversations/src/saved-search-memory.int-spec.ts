@@ -27,7 +27,7 @@ describe('Saved search ranked in memory (ADR 0037)', () => {
     const embedder = new EmbeddingClient(requests, 10_000);
     memory = new SavedSearchService(storage, embedder, plane.settings);
     // Nothing held: both legs in the engine, and every hit's text read.
-    engine = new SavedSearchService(storage, embedder, plane.settings, { maxVectors: 0, maxPostings: 0 });
+    engine = new SavedSearchService(storage, embedder, plane.settings, { maxVectors: 0, maxPostings: 0 }, { maxTextChars: 0 });
   });
   afterAll(async () => {
     await loom.close();
@@ -226,6 +226,64 @@ describe('Saved search ranked in memory (ADR 0037)', () => {
       const ids = await same(query);
       expect({ query, ids }).toEqual({ query, ids: { hybrid: [], lexical: [], semantic: [] } });
     }
+  });
+
+  it('SAVE-SEARCH-02, SAVE-SEARCH-11 [ADR 0037 addendum 3]: once a user\'s rows are held, a warm search reads the signature alone, and the next search after a save, an unsave, a re-save with other text, a tombstone and an erasure shows what the engine shows', async () => {
+    await seed('u1', 24);
+    await seed('u2', 10, 'o');
+    await ask(memory, 'ledger');
+    await ask(memory, 'ledger', { conversation_id: 'c1' });
+    await memory.settled();
+    // Every live message of u1 is held (the fill read them in the background), none of u2.
+    expect(memory.heldTexts().users).toBe(1);
+    expect(memory.heldTexts().chars).toBeGreaterThan(24 * 10);
+    const statements = jest.spyOn(storage(), 'query');
+    const warm = async (query: string, extra: { search_mode?: string; conversation_id?: string }) => {
+      statements.mockClear();
+      const mine = await ask(memory, query, extra);
+      const sql = statements.mock.calls.map(([q]) => q);
+      const transcript = new RegExp(`${storage().tables.conversations.replace('.', '\\.')}\\b`);
+      // No hit's row is read; a corpus of the whole user checks its signature alone (one of a
+      // conversation also counts a term it was never asked, as before).
+      expect({ query, extra, transcript: sql.filter((q) => transcript.test(q)).length }).toEqual({ query, extra, transcript: 0 });
+      if (extra.conversation_id === undefined) expect({ query, extra, sql: sql.map((q) => /FROM \S*saved_docs WHERE/.test(q)) }).toEqual({ query, extra, sql: [true] });
+      statements.mockClear();
+      return mine;
+    };
+    try {
+      for (const query of ['ledger invoice', 'kestrel', 'gannet rollout budget']) {
+        for (const extra of [{ search_mode: 'hybrid' }, { search_mode: 'lexical' }, { search_mode: 'semantic' }, { conversation_id: 'c1' }]) {
+          const mine = await warm(query, extra);
+          expect({ query, extra, found: mine.hits.length > 0 }).toEqual({ query, extra, found: true });
+          expectSame(mine, await ask(engine, query, extra), `${query} ${JSON.stringify(extra)}`);
+        }
+      }
+    } finally {
+      statements.mockRestore();
+    }
+    const same = async (query: string) => {
+      const ids: Record<string, string[]> = {};
+      for (const search_mode of ['hybrid', 'lexical', 'semantic']) {
+        const mine = await ask(memory, query, { search_mode });
+        expectSame(mine, await ask(engine, query, { search_mode }), `${query} ${search_mode}`);
+        ids[search_mode] = mine.hits.map((h) => h.message_id);
+      }
+      return ids;
+    };
+    await saveNew('u1', 'c8', 'held', 'heron marsh ledger');
+    expect((await same('heron marsh')).lexical).toEqual(['held']);
+    await memory.settled();
+    await ok('conversation.unsave_message', { user_id: 'u1', conversation_id: 'c8', message_id: 'held' });
+    expect((await same('heron marsh')).lexical).toEqual([]);
+    await saveNew('u1', 'c8', 'held', 'heron marsh rewritten');
+    await memory.settled();
+    const resaved = await ask(memory, 'heron marsh', { search_mode: 'lexical' });
+    expect(resaved.hits.map((h) => h.excerpt)).toEqual(['heron marsh rewritten']);
+    await tombstoneTurn(storage(), { namespace: ns, thread_id: 'c8', msg_id: 'held' }, loom.gateway.runtime.plane.fence);
+    expect(await same('heron marsh')).toEqual({ hybrid: [], lexical: [], semantic: [] });
+    await memory.settled();
+    await ok('erasure.request', { user_id: 'u1' });
+    for (const query of ['ledger', 'kestrel quota']) expect({ query, ids: await same(query) }).toEqual({ query, ids: { hybrid: [], lexical: [], semantic: [] } });
   });
 
   it('SAVE-SEARCH-10, SAVE-SEARCH-04 [ADR 0037 addendum]: a corpus whose postings are over the budget holds none in full: it counts the terms asked and, once they overflow too, ranks BM25 in the engine, the same as in memory', async () => {

@@ -162,6 +162,11 @@ export class SavedCorpusCache {
     return corpus;
   }
 
+  /** Corpora whose vectors or complete postings are being read in the background now. */
+  loading(): number {
+    return new Set([...this.loads.keys(), ...this.postingLoads.keys()]).size;
+  }
+
   /** Resolves when every background load of vectors started so far has ended (tests, and a clean shutdown). */
   async settled(): Promise<void> {
     while (this.loads.size + this.postingLoads.size > 0) await Promise.all([...this.loads.values(), ...this.postingLoads.values()]);
@@ -364,14 +369,14 @@ export class SavedCorpusCache {
     // In pages, so the other searches of this process run between them (see the statement).
     let after = { thread: '', msg: '' };
     for (;;) {
-      const rows = await this.storage.query<{ thread_id: string; msg_id: string; row_version: string; model: string; embedding: number[] }>(
+      const rows = await this.storage.query<{ thread_id: string; msg_id: string; row_version: string; model: string; f32: string }>(
         savedVectorsStatement(this.storage.tables.savedDocs, scope.conv !== undefined),
         { ...scope, from: from.toString(), after_thread: after.thread, after_msg: after.msg, page: this.vectorPage },
       );
       for (const r of rows) {
         const key = keyOf(r);
         if (live.get(key) !== r.row_version || vectors.has(key)) continue;
-        const vector = r.embedding.length > 0 ? Float32Array.from(r.embedding) : undefined;
+        const vector = r.f32.length > 0 ? float32Of(r.f32) : undefined;
         vectors.set(key, { key, thread_id: r.thread_id, msg_id: r.msg_id, version: r.row_version, model: r.model, vector, norm: vector ? normOf(vector) : 0 });
       }
       const last = rows[rows.length - 1];
@@ -489,6 +494,14 @@ function countVectors(vectors: ReadonlyMap<string, HeldVector>): number {
   let n = 0;
   for (const v of vectors.values()) if (v.vector) n += 1;
   return n;
+}
+
+/** A vector from the hex of its Float32 bytes, copied into its own aligned buffer. */
+function float32Of(hex: string): Float32Array {
+  const bytes = Buffer.from(hex, 'hex');
+  const vector = new Float32Array(bytes.length >> 2);
+  new Uint8Array(vector.buffer).set(bytes.subarray(0, vector.length * 4));
+  return vector;
 }
 
 function entryKey(scope: SavedScope): string {

@@ -12,9 +12,24 @@ import { centredExcerpt, reciprocalRankFusion } from './bm25';
 import { keyOf, SavedCorpusCache, signatureOf, type SavedCorpus, type SavedCorpusBudget, type SavedScope } from './saved-corpus-cache';
 import { B, bm25Idf, K1, rankBm25, rankByCosine } from './saved-ranking';
 import { savedBm25Statement, savedHitRowsStatement, savedHitRowsWithSignatureStatement, savedVectorStatement } from './saved-statements';
+import { SavedTexts } from './saved-texts';
 
 const DEFAULT_LIMIT = 10;
 const DEFAULT_LEXICAL_WEIGHT = 0.5;
+/**
+ * Characters of saved messages' text held for showing hits, all users together: the bench's user
+ * of 10,000 messages holds about 7,000,000 (some 7-14 MB), so this holds several such users.
+ */
+export const DEFAULT_SAVED_TEXT_CHARS = 40_000_000;
+/** Messages whose rows one statement of a background fill reads (each such statement holds chDB's other statements). */
+const TEXT_PAGE = 250;
+
+export interface SavedSearchOptions {
+  /** LOOM_RETENTION_CONVERSATIONS_DAYS (0: forever): a held row past it is read from the engine. */
+  retentionDays?: number;
+  /** See DEFAULT_SAVED_TEXT_CHARS; 0 holds no text. */
+  maxTextChars?: number;
+}
 
 /** A saved message's transcript row, read only for the hits shown. */
 interface SavedDoc {
@@ -58,19 +73,35 @@ interface LegRow {
  */
 export class SavedSearchService {
   private readonly cache: SavedCorpusCache;
+  private readonly texts: SavedTexts<SavedDoc>;
+  /** Background reads of a user's rows into `texts`, by user. */
+  private readonly fills = new Map<string, Promise<void>>();
 
   constructor(
     private readonly storage: Storage,
     private readonly embedder: EmbeddingClient,
     private readonly settings: LiveSettingsService,
     budget: Partial<SavedCorpusBudget> = {},
+    options: SavedSearchOptions = {},
   ) {
     this.cache = new SavedCorpusCache(storage, budget);
+    this.texts = new SavedTexts(options.maxTextChars ?? DEFAULT_SAVED_TEXT_CHARS, options.retentionDays ?? 0);
   }
 
-  /** Resolves when the kept corpora's background loads of vectors have ended (a user's first search loads them off the request path). */
-  settled(): Promise<void> {
-    return this.cache.settled();
+  /** Resolves when the kept corpora's background loads (vectors, postings, the rows shown) have ended (a user's first search starts them off the request path). */
+  async settled(): Promise<void> {
+    await this.cache.settled();
+    while (this.fills.size > 0) await Promise.all([...this.fills.values()]);
+  }
+
+  /** Background reads running now: corpora reading their vectors or postings, users' rows being held (`loom_saved_search_loading`). */
+  loading(): number {
+    return this.cache.loading() + this.fills.size;
+  }
+
+  /** What the held rows of all users hold (tests, and the lab). */
+  heldTexts(): { users: number; chars: number } {
+    return this.texts.held();
   }
 
   async search(namespace: string, userId: string, input: SearchSavedMessagesRequest): Promise<SearchSavedMessagesResponse> {
@@ -99,17 +130,24 @@ export class SavedSearchService {
       ]);
       return { ...fuse(mode, vectorRanked, lexical, lexicalWeight, limit), inVector: new Set(vectorRanked.map((h) => h.key)), inLexical: new Set(lexical.map((h) => h.key)) };
     };
+    if (!kept) this.fill(scope, first);
     let ranking = await rank(first);
-    // A kept corpus is checked by the signature read with the hits' rows (one statement, ADR 0037
-    // addendum 2); written to since it was read, it is read again and the search ranks again.
+    // A kept corpus is checked by the user's signature: read alone when the hits' rows are held at
+    // their live versions (ADR 0037 addendum 3), else with those rows in one statement (addendum
+    // 2), which then holds them. Written to since it was read, the corpus is read again and the
+    // search ranks again.
     let docs: Map<string, SavedDoc>;
     if (kept) {
-      const checked = await this.savedRowsChecked(scope, ranking.ranked);
+      const keys = ranking.ranked.map((r) => r.key);
+      const held = this.texts.lookup(userKey(scope), keys, kept.live);
+      const checked = held ? { docs: held, signature: await this.cache.signature(scope) } : await this.savedRowsChecked(scope, ranking.ranked);
       docs = checked.docs;
       if (checked.signature !== kept.signature) {
-        ranking = await rank(await this.cache.refresh(scope, terms));
+        const fresh = await this.cache.refresh(scope, terms);
+        this.fill(scope, fresh);
+        ranking = await rank(fresh);
         docs = await this.savedRows(scope, ranking.ranked);
-      }
+      } else if (!held) this.texts.keep(userKey(scope), keys, kept.live, docs);
     } else docs = await this.savedRows(scope, ranking.ranked);
 
     const hits: SavedMessageHit[] = [];
@@ -197,6 +235,35 @@ export class SavedSearchService {
     return shown(rows);
   }
 
+  /**
+   * Reads the rows of every live message of a user's corpus into `texts` off the request path, a
+   * page at a time, each page with the signature: it stops when the corpus changed (the next
+   * search's read starts another) or the budget is full. One fill per user at a time. Not for a
+   * corpus of one conversation: the user's whole corpus fills the same rows.
+   */
+  private fill(scope: SavedScope, corpus: SavedCorpus): void {
+    const user = userKey(scope);
+    if (scope.conv !== undefined || !this.texts.enabled()) return;
+    this.texts.prune(user, corpus.live);
+    if (this.fills.has(user)) return;
+    const run = (async () => {
+      let from = 0;
+      while (from < corpus.docList.length) {
+        const keys: string[] = [];
+        for (; from < corpus.docList.length && keys.length < TEXT_PAGE; from += 1) {
+          const key = corpus.docList[from]!.key;
+          if (!this.texts.has(user, key, corpus.live.get(key))) keys.push(key);
+        }
+        if (keys.length === 0) return;
+        const checked = await this.savedRowsChecked(scope, keys.map((key) => ({ key, score: 0 })));
+        if (checked.signature !== corpus.signature || !this.texts.keep(user, keys, corpus.live, checked.docs)) return;
+      }
+    })()
+      .catch(() => undefined)
+      .finally(() => this.fills.delete(user));
+    this.fills.set(user, run);
+  }
+
   /** `savedRows` and the user's current signature, in one statement (the signature alone when there are no hits). */
   private async savedRowsChecked(scope: SavedScope, ranked: readonly Ranked[]): Promise<{ docs: Map<string, SavedDoc>; signature: string }> {
     if (ranked.length === 0) return { docs: new Map(), signature: await this.cache.signature(scope) };
@@ -226,6 +293,11 @@ function fuse(mode: SavedSearchMode, vectorRanked: Ranked[], lexical: Ranked[], 
   ]);
   const ranked = [...fused].map(([key, score]) => ({ key, score })).sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : 1));
   return { ranked: ranked.slice(0, limit) };
+}
+
+/** Whose rows `texts` holds: a user in a namespace (every corpus of one conversation of theirs too). */
+function userKey(scope: SavedScope): string {
+  return JSON.stringify([scope.ns, scope.user]);
 }
 
 function hitParameters(scope: SavedScope, ranked: readonly Ranked[]): Record<string, unknown> {

@@ -115,6 +115,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
     });
     metrics.reportKeptVectors(() => ({ rows: plane.keptVectors.held().rows, loading: plane.keptVectors.loading() + plane.keptPostings.loading() }));
     metrics.reportKeptPostings(() => plane.keptPostings.held());
+    metrics.reportSavedSearch(() => ({ loading: plane.savedSearch.loading() }));
     if (config.compaction.runsIn === 'service') {
       // The summarizer's call, then the summary's embed: the compactor's answer waits for both.
       plane.compaction = new RemoteCompaction(requests, config.llm.timeoutMs + config.embedRequestTimeoutMs + 5_000);

@@ -36,6 +36,7 @@ export class LoomMetrics {
   readonly storageMergesRunning: Gauge<string>;
   readonly searchKeptVectors: Gauge<string>;
   readonly searchKeptLoading: Gauge<string>;
+  readonly savedSearchLoading: Gauge<string>;
   readonly searchKeptPostings: Gauge<string>;
   readonly titlerOutcomes: Counter<'outcome'>;
   readonly jobOutcomes: Counter<'kind' | 'outcome'>;
@@ -46,6 +47,7 @@ export class LoomMetrics {
   private storageProbe: (() => Promise<StorageHealth>) | undefined;
   private keptProbe: (() => { rows: number; loading: number }) | undefined;
   private postingsProbe: (() => { postings: number }) | undefined;
+  private savedProbe: (() => { loading: number }) | undefined;
   private embedderProbe: (() => EmbedderLoad) | undefined;
   private lastHealth: Promise<StorageHealth | undefined> | undefined;
 
@@ -224,6 +226,16 @@ export class LoomMetrics {
         if (kept) this.set(kept.loading);
       },
     });
+    const readSaved = () => this.savedProbe?.();
+    this.savedSearchLoading = new Gauge({
+      name: 'loom_saved_search_loading',
+      help: "Background reads saved-message search runs now after a user's first search (ADR 0037): corpora reading their vectors or postings, users whose shown rows are being read; searches meanwhile wait behind their statements",
+      registers: [this.registry],
+      collect() {
+        const saved = readSaved();
+        if (saved) this.set(saved.loading);
+      },
+    });
     const readPostings = () => this.postingsProbe?.();
     this.searchKeptPostings = new Gauge({
       name: 'loom_search_kept_postings',
@@ -239,6 +251,11 @@ export class LoomMetrics {
   /** Lets /metrics report the postings search keeps in memory (the gateway wires its KeptPostings here). */
   reportKeptPostings(probe: () => { postings: number }): void {
     this.postingsProbe = probe;
+  }
+
+  /** Lets /metrics report saved-message search's background reads (the gateway wires its SavedSearchService here). */
+  reportSavedSearch(probe: () => { loading: number }): void {
+    this.savedProbe = probe;
   }
 
   /** Lets /metrics report the vectors search keeps in memory (the gateway wires its KeptVectors here). */
