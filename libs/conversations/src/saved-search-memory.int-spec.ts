@@ -65,6 +65,17 @@ describe('Saved search ranked in memory (ADR 0037)', () => {
     mine.hits.forEach((h, i) => expect({ what, id: h.message_id, diff: Math.abs(h.score - theirs.hits[i]!.score) < 1e-6 }).toEqual({ what, id: h.message_id, diff: true }));
   };
 
+  /** The ids each mode finds for `query`, after checking they equal the engine's answer. */
+  const same = async (query: string) => {
+    const ids: Record<string, string[]> = {};
+    for (const search_mode of ['hybrid', 'lexical', 'semantic']) {
+      const mine = await ask(memory, query, { search_mode });
+      expectSame(mine, await ask(engine, query, { search_mode }), `${query} ${search_mode}`);
+      ids[search_mode] = mine.hits.map((h) => h.message_id);
+    }
+    return ids;
+  };
+
   const QUERIES = ['ledger invoice', 'gannet rollout budget', 'kestrel', 'archive backfill shard nightly', 'note7', 'nothing-matches-this'];
   const compareAll = async (extra: Record<string, unknown> = {}) => {
     const hits: Record<string, number> = {};
@@ -194,15 +205,6 @@ describe('Saved search ranked in memory (ADR 0037)', () => {
     await seed('u2', 6, 'o');
     await ask(memory, 'ledger');
     await memory.settled();
-    const same = async (query: string) => {
-      const ids: Record<string, string[]> = {};
-      for (const search_mode of ['hybrid', 'lexical', 'semantic']) {
-        const mine = await ask(memory, query, { search_mode });
-        expectSame(mine, await ask(engine, query, { search_mode }), `${query} ${search_mode}`);
-        ids[search_mode] = mine.hits.map((h) => h.message_id);
-      }
-      return ids;
-    };
     // Carried over to the next corpus with the one version written since.
     await saveNew('u1', 'c7', 'fresh', 'albatross estuary ledger');
     const statements = jest.spyOn(storage(), 'query');
@@ -261,15 +263,6 @@ describe('Saved search ranked in memory (ADR 0037)', () => {
     } finally {
       statements.mockRestore();
     }
-    const same = async (query: string) => {
-      const ids: Record<string, string[]> = {};
-      for (const search_mode of ['hybrid', 'lexical', 'semantic']) {
-        const mine = await ask(memory, query, { search_mode });
-        expectSame(mine, await ask(engine, query, { search_mode }), `${query} ${search_mode}`);
-        ids[search_mode] = mine.hits.map((h) => h.message_id);
-      }
-      return ids;
-    };
     await saveNew('u1', 'c8', 'held', 'heron marsh ledger');
     expect((await same('heron marsh')).lexical).toEqual(['held']);
     await memory.settled();
