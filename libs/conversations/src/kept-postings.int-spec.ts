@@ -271,6 +271,27 @@ describe('KeptPostings catch-up and budget [ADR 0039]', () => {
     await k.close();
   });
 
+  it('[ADR 0041 addendum] CONV-SEARCH-01 a copy read in pages of 2, across threads and re-sent versions, ranks as a copy read in one page', async () => {
+    const ns = uniqueNamespace();
+    await loom.record(ns);
+    for (let i = 0; i < 11; i += 1) await loom.admin.ok('conversation.append', { namespace: ns, thread_id: `t${i % 3}`, msg_id: `m${i}`, role: 'user', content: `${TOPICS[i % TOPICS.length]} #${i}` });
+    // A tombstone: a newer version of the same key, whose words must leave.
+    await tombstoneTurn(storage(), { namespace: ns, thread_id: 't0', msg_id: 'm0' }, loom.gateway.runtime.plane.fence);
+    // No catch-up margin and no count check: the copies hold what their full reads read, nothing more.
+    const only = { marginMicros: 0, countEveryMs: 3_600_000 };
+    const paged = new KeptPostings(storage(), { ...only, page: 2 });
+    const whole = new KeptPostings(storage(), only);
+    for (const words of ['billing refunds', 'pelican ledger', 'deadlock orders']) {
+      const terms = queryTerms(words);
+      const [a, b] = [await rankerOf(paged, ns, terms), await rankerOf(whole, ns, terms)];
+      expect({ words, paged: a.rank({}, 20) }).toEqual({ words, paged: b.rank({}, 20) });
+    }
+    expect((await rankerOf(paged, ns, queryTerms('billing'))).rank({}, 20).map((r) => r.msg_id).sort()).toEqual(['m6']);
+    expect(paged.held()).toEqual(whole.held());
+    await paged.close();
+    await whole.close();
+  });
+
   it('[ADR 0039] LOOM_SEARCH_KEPT_POSTINGS=0 keeps nothing', async () => {
     const ns = uniqueNamespace();
     await seed(ns, 2);

@@ -1,6 +1,6 @@
 import { ALL_AGENTS, type SearchTurnsRequest } from '@loom/contracts';
 import { HashedEmbeddingProvider } from '@loom/providers';
-import { ControllableProvider, startOpenAiCompatibleServer, runGeneratedWrites, startTestLoom, uniqueNamespace, type OpenAiCompatibleServer, type TestLoom } from '../../testing/src';
+import { ControllableProvider, startOpenAiCompatibleServer, runGeneratedWrites, startTestLoom, tombstoneTurn, uniqueNamespace, type OpenAiCompatibleServer, type TestLoom } from '../../testing/src';
 import { EmbeddingClient } from './embedding/embedding.client';
 import { SearchService } from './search/search.service';
 import { KeptVectors } from './search/kept-vectors';
@@ -330,6 +330,23 @@ describe('KeptVectors catch-up and budget [ADR 0038]', () => {
     await k.settled();
     expect(await k.ranker([big], model)).toBeUndefined();
     await k.settled();
+  });
+
+  it('[ADR 0041 addendum] a copy read in pages of 2, across threads and re-sent versions, holds every row once, as a copy read in one page', async () => {
+    const ns = uniqueNamespace();
+    await loom.record(ns);
+    for (let i = 0; i < 11; i += 1) await loom.admin.ok('conversation.append', { namespace: ns, thread_id: `t${i % 3}`, msg_id: `m${i}`, role: 'user', content: `${TOPICS[i % TOPICS.length]} #${i}` });
+    // A tombstone: a newer version of the same (thread, message) key (stage 1 holds both versions until a merge keeps the newer; the answer's checks drop it).
+    await tombstoneTurn(storage(), { namespace: ns, thread_id: 't1', msg_id: 'm4' }, loom.gateway.runtime.plane.fence);
+    // No catch-up margin and no count check: the copies hold what their full reads read, nothing more.
+    const only = { marginMicros: 0, countEveryMs: 3_600_000 };
+    const paged = new KeptVectors(storage(), { ...only, page: 2 });
+    const whole = new KeptVectors(storage(), only);
+    const query = await queryOf(TOPICS[5]!);
+    const [a, b] = [await rankerOf(paged, ns), await rankerOf(whole, ns)];
+    expect(paged.held()).toEqual(whole.held());
+    expect(a.candidates(query, {}, 20)).toEqual(b.candidates(query, {}, 20));
+    expect([...new Set(a.candidates(query, {}, 20).map((c) => c.msg_id))].sort()).toEqual(Array.from({ length: 11 }, (_, i) => `m${i}`).sort());
   });
 
   it('[ADR 0038] LOOM_SEARCH_KEPT_VECTORS=0 keeps nothing', async () => {

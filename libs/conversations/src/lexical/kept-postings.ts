@@ -489,10 +489,12 @@ export class KeptPostings {
     let after: SourceRow | undefined;
     for (;;) {
       if (this.closed) return undefined;
+      // The leading thread_id >= … repeats the cursor's first column: the primary key does not prune on a
+      // tuple comparison (ClickHouse #75086), so without it every page scans the namespace from its start.
       const page = await this.storage.query<SourceRow>(
         `SELECT ${SOURCE_COLUMNS} FROM ${table}
            WHERE namespace = {kp_ns:String}
-             ${after ? 'AND (thread_id, msg_id, version) > ({kp_thread:String}, {kp_msg:String}, {kp_version:UInt64})' : ''}
+             ${after ? 'AND thread_id >= {kp_thread:String} AND (thread_id, msg_id, version) > ({kp_thread:String}, {kp_msg:String}, {kp_version:UInt64})' : ''}
            ORDER BY thread_id, msg_id, version
            LIMIT {kp_page:UInt32}`,
         { kp_ns: namespace, kp_page: this.options.page, ...(after ? { kp_thread: after.thread_id, kp_msg: after.msg_id, kp_version: after.v } : {}) },

@@ -86,9 +86,12 @@ export class LexicalBackfill {
     options.onProgress?.({ ...progress });
     let after: [string, string, string] = ['', '', ''];
     while (progress.total > 0 && !this.stopping) {
+      // The (namespace, thread_id) bound repeats the cursor's leading columns: the primary key does not
+      // prune on a tuple comparison (ClickHouse #75086), so without it every page scans from the table's start.
       const rows = await this.storage.query<EmbeddingRow>(
         `SELECT * FROM ${table} FINAL
-         WHERE ${where} AND (namespace, thread_id, msg_id) > ({a0:String}, {a1:String}, {a2:String})
+         WHERE ${where} AND (namespace > {a0:String} OR (namespace = {a0:String} AND thread_id >= {a1:String}))
+           AND (namespace, thread_id, msg_id) > ({a0:String}, {a1:String}, {a2:String})
          ORDER BY namespace, thread_id, msg_id
          LIMIT {batch:UInt32}`,
         { ...params, a0: after[0], a1: after[1], a2: after[2], batch: batchSize },

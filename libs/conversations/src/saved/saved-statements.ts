@@ -95,8 +95,10 @@ export function savedVectorsStatement(docs: string, conversation: boolean): stri
   // A page in key order from a cursor (inclusive: the cursor's message may have more versions on
   // the next page): chDB runs one parameterised statement at a time, so reading 10,000 vectors in
   // one statement held every other search of the process for seconds.
+  // `thread_id >= …` repeats the cursor's first column: the primary key does not prune on a tuple
+  // comparison (ClickHouse #75086).
   return `SELECT thread_id, msg_id, toString(version) AS row_version, model, arrayStringConcat(arrayMap(x -> hex(x), embedding)) AS f32 FROM ${docs}
-     PREWHERE ${scope(conversation)} AND live AND version >= {from:UInt64} AND (thread_id, msg_id) >= ({after_thread:String}, {after_msg:String})
+     PREWHERE ${scope(conversation)} AND live AND version >= {from:UInt64} AND thread_id >= {after_thread:String} AND (thread_id, msg_id) >= ({after_thread:String}, {after_msg:String})
      ORDER BY thread_id, msg_id
      LIMIT {page:UInt32}`;
 }

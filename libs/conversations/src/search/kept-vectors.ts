@@ -520,10 +520,12 @@ export class KeptVectors {
     let after: KeptRow | undefined;
     for (;;) {
       if (this.closed) return undefined;
+      // The leading thread_id >= … repeats the cursor's first column: the primary key does not prune on a
+      // tuple comparison (ClickHouse #75086), so without it every page scans the namespace from its start.
       const page = await this.storage.query<KeptRow>(
         `SELECT ${corpus.columns} FROM ${table}
            WHERE namespace = {kept_ns:String} AND model = {kept_model:String} AND embed_error = ''
-             ${after ? 'AND (thread_id, msg_id, version) > ({kept_thread:String}, {kept_msg:String}, {kept_version:UInt64})' : ''}
+             ${after ? 'AND thread_id >= {kept_thread:String} AND (thread_id, msg_id, version) > ({kept_thread:String}, {kept_msg:String}, {kept_version:UInt64})' : ''}
            ORDER BY thread_id, msg_id, version
            LIMIT {kept_page:UInt32}`,
         { ...params, kept_page: this.options.page, ...(after ? { kept_thread: after.thread_id, kept_msg: after.msg_id, kept_version: after.v } : {}) },
