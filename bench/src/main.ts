@@ -128,6 +128,9 @@ async function main(): Promise<void> {
   if (copied.length > 0) notes.push(`dist/libs/clickhouse/migrations was missing ${copied.length} .sql files (the build does not copy them; \`node dist/apps/cli/src/main.js up\` fails with ENOENT without them); the bench copied them from libs/clickhouse/migrations into its snapshot of dist.`);
   // A shared machine's load moves every latency: say what it was (1-minute load average, per core count).
   notes.push(`load average at the start: ${loadavg().map((l) => l.toFixed(1)).join(' / ')} (1/5/15 min) on ${cpus().length} cores`);
+  // Loom's own settings given to this run (every Loom the bench starts inherits them): a figure is read with them.
+  const settings = Object.entries(process.env).filter(([name]) => name.startsWith('LOOM_')).map(([name, value]) => `${name}=${/TOKEN|KEY|SECRET|PASSWORD/.test(name) ? '(set)' : value}`);
+  if (settings.length) notes.push(`Loom settings from the environment: ${settings.sort().join(', ')}`);
   const ctx = makeContext(options, workDir);
   const result: RunResult = { meta, failures: {} };
   const runPart = async <K extends PartName>(name: K, fn: () => Promise<NonNullable<RunResult[K]>>): Promise<void> => {

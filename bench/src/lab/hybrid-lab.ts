@@ -5,6 +5,7 @@
  *
  *   node dist/bench/src/lab/hybrid-lab.js load <dir> <turns>
  *   node dist/bench/src/lab/hybrid-lab.js measure <dir> [queries]
+ *   node dist/bench/src/lab/hybrid-lab.js first <dir>        (the first search of a cold namespace)
  */
 import { execSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -190,6 +191,56 @@ async function loadDirect(dir: string, turns: number): Promise<void> {
   execSync('sync');
 }
 
+/**
+ * The first hybrid search of a namespace no copy holds yet, as the bench's first search at a size
+ * meets it: the search starts the reads of the kept vectors and postings and answers meanwhile.
+ * Logs every statement (kind, start and duration from the search's start), then when the reads
+ * settle, then a second search. LAB_KEPT_POSTINGS: the postings budget.
+ */
+async function first(dir: string): Promise<void> {
+  const storage = Storage.open({ database: DATABASE, dataDir: dir });
+  await runMigrations(storage);
+  const { embedder, settings } = inProcessSearchDeps();
+  const t0 = performance.now();
+  const at = () => Math.round(performance.now() - t0);
+  const query = storage.query.bind(storage);
+  const slow = Number(process.env['LAB_SLOW_MS'] ?? 200);
+  const counts = new Map<string, { n: number; ms: number; max: number }>();
+  (storage as { query: typeof storage.query }).query = async <T>(sql: string, params?: Record<string, unknown>): Promise<T[]> => {
+    const begun = performance.now();
+    try {
+      return await query<T>(sql, params);
+    } finally {
+      const ms = performance.now() - begun;
+      const kind = /kp_page/.test(sql) ? 'postings page' : /kept_page/.test(sql) ? 'vectors page' : /kp_ns/.test(sql) ? 'postings count' : /kept_ns/.test(sql) ? 'vectors count' : /cu_since/.test(sql) ? 'catch-up' : 'search';
+      const c = counts.get(kind) ?? { n: 0, ms: 0, max: 0 };
+      counts.set(kind, { n: c.n + 1, ms: c.ms + ms, max: Math.max(c.max, ms) });
+      if (ms >= slow || kind === 'search' || kind.endsWith('count')) console.log(`  [${at()} ms] ${kind}: ${Math.round(ms)} ms ${kind === 'search' ? sql.replace(/\s+/g, ' ').slice(0, 90) : ''}`);
+    }
+  };
+  const catchUp = new SharedCatchUp(storage);
+  const kept = new KeptVectors(storage, { catchUp });
+  const budget = Number(process.env['LAB_KEPT_POSTINGS'] ?? NaN);
+  const postings = new KeptPostings(storage, { catchUp, ...(budget > 0 ? { maxPostings: budget } : {}) });
+  const service = new SearchService(storage, embedder, settings, { statsMaxAgeMs: 60_000, retentionDays: 0, keptVectors: kept, keptPostings: postings });
+  const scope = { all: false as const, namespaces: [NAMESPACE] };
+  const queries = Array.from({ length: 3 }, (_, i) => new TurnGenerator(4242).query(i % TurnGenerator.topicCount));
+  const ask = async (q: string) => {
+    const begun = performance.now();
+    const r = await service.search(scope, AGENT, { query: q, search_mode: 'hybrid', limit: 10 } as SearchTurnsRequest);
+    return `${Math.round(performance.now() - begun)} ms, ${r.hits.length} hits, mode ${r.mode}`;
+  };
+  console.log(`first hybrid search: ${await ask(queries[0]!)} [answered at ${at()} ms]`);
+  console.log(`a second one while the copies load: ${await ask(queries[1]!)} [at ${at()} ms]`);
+  await kept.settled();
+  await postings.settled();
+  console.log(`copies read at ${at()} ms: vectors ${JSON.stringify(kept.held())}, postings ${JSON.stringify(postings.held())}, heap ${Math.round(process.memoryUsage().heapUsed / 1e6)} MB`);
+  console.log(`on the copies: ${await ask(queries[2]!)}`);
+  for (const [kind, c] of counts) console.log(`${kind}: ${c.n} statements, ${Math.round(c.ms)} ms in all, longest ${Math.round(c.max)} ms`);
+  await postings.close();
+  await storage.close();
+}
+
 /** Times variants of the lexical statement on the same parameters (engine only). */
 async function statements(dir: string, count: number): Promise<void> {
   const storage = Storage.open({ database: DATABASE, dataDir: dir });
@@ -230,7 +281,7 @@ async function statements(dir: string, count: number): Promise<void> {
 }
 
 const [cmd, dir, arg] = process.argv.slice(2);
-(cmd === 'load' ? load(dir!, Number(arg ?? 100_000)) : cmd === 'load-direct' ? loadDirect(dir!, Number(arg ?? 100_000)) : cmd === 'statements' ? statements(dir!, Number(arg ?? 60)) : measure(dir!, Number(arg ?? 100))).then(
+(cmd === 'load' ? load(dir!, Number(arg ?? 100_000)) : cmd === 'load-direct' ? loadDirect(dir!, Number(arg ?? 100_000)) : cmd === 'statements' ? statements(dir!, Number(arg ?? 60)) : cmd === 'first' ? first(dir!) : measure(dir!, Number(arg ?? 100))).then(
   () => process.exit(0),
   (e: unknown) => {
     console.error(e);

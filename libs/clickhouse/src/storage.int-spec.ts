@@ -40,4 +40,21 @@ describe('Storage on the embedded engine', () => {
     const syntax = new Error('Code: 62. DB::Exception: Syntax error');
     expect(mapStorageError(syntax)).toBe(syntax);
   });
+  it('[ADR 0042] a search\'s statement issued while background reads are queued runs after the one already running, not after all of them', async () => {
+    const storage = await openTestStorage();
+    try {
+      const done: string[] = [];
+      // Eight pages of a background read, each about 100 ms of engine time, all asked at once.
+      const pages = Array.from({ length: 8 }, (_, i) => storage.backgroundQuery('SELECT sleep(0.1) AS s').then(() => void done.push(`page ${i}`)));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await storage.query('SELECT 1 AS one');
+      done.push('search');
+      await Promise.all(pages);
+      // Without the gate it waited behind most of the pages asked before it (5 of 8 in a run without it).
+      expect(done.indexOf('search')).toBeLessThanOrEqual(1);
+      expect(done.filter((d) => d.startsWith('page'))).toHaveLength(8);
+    } finally {
+      await storage.drop();
+    }
+  });
 });

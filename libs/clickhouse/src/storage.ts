@@ -7,6 +7,7 @@ import { insertIsolating } from './quarantine/isolating-insert';
 import { QuarantineService } from './quarantine/quarantine.service';
 import { WriteQuarantine, type QuarantineEngine, type QuarantinedEvent } from './quarantine/write-quarantine';
 import { SharedHandles } from './shared-handles';
+import { StatementGate } from './statement-gate';
 import { tablesFor, type Tables } from './tables';
 import { WriteAheadLog } from './write-behind/write-ahead-log';
 import { WriteBehind, type WriteBehindOptions } from './write-behind/write-behind';
@@ -127,7 +128,19 @@ export class Storage {
 
   async query<T>(sql: string, params: QueryParams = {}): Promise<T[]> {
     await this.settled();
-    return this.directQuery<T>(sql, params);
+    const gate = gates.get(this.client);
+    return gate ? gate.foreground(() => this.directQuery<T>(sql, params)) : this.directQuery<T>(sql, params);
+  }
+
+  /**
+   * A read of background work (a kept copy's pages): embedded, it waits for a moment when no
+   * search's statement runs, since chDB runs one statement at a time (`StatementGate`). A server
+   * runs statements side by side: no wait.
+   */
+  async backgroundQuery<T>(sql: string, params: QueryParams = {}): Promise<T[]> {
+    await this.settled();
+    const gate = gates.get(this.client);
+    return gate ? gate.background(() => this.directQuery<T>(sql, params)) : this.directQuery<T>(sql, params);
   }
 
   private async directQuery<T>(sql: string, params: QueryParams): Promise<T[]> {
@@ -275,6 +288,9 @@ function engineCalls(client: ClickHouseClient): QuarantineEngine {
 // embedded connection, closed when the last user closes.
 const embeddedEngines = new SharedHandles<ClickHouseClient>((client) => client.close());
 
+/** One gate per embedded engine, shared by every Storage of the process on it. */
+const gates = new WeakMap<ClickHouseClient, StatementGate>();
+
 function openEmbedded(path: string): { client: ClickHouseClient; release: () => Promise<void> } {
   const [open] = embeddedEngines.keys;
   if (open !== undefined && open !== path) {
@@ -285,7 +301,9 @@ function openEmbedded(path: string): { client: ClickHouseClient; release: () => 
     // Required lazily: the server topology never loads the 550 MB engine.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createChdbConnection } = require('chdb/connection') as typeof import('chdb/connection');
-    return createClient({ connection: createChdbConnection({ path }) } as unknown as Parameters<typeof createClient>[0]);
+    const client = createClient({ connection: createChdbConnection({ path }) } as unknown as Parameters<typeof createClient>[0]);
+    gates.set(client, new StatementGate());
+    return client;
   });
   return { client: value, release };
 }

@@ -478,7 +478,7 @@ export class KeptPostings {
     const table = this.storage.tables.conversationEmbeddings;
     const at = this.now() * 1000;
     const corpus = new Corpus(namespace, this.now(), this.options.marginMicros);
-    const [head] = await this.storage.query<{ n: string }>(
+    const [head] = await this.storage.backgroundQuery<{ n: string }>(
       `SELECT toString(count() + sum(if(deleted = 0 AND lex_len > 0, length(lex_terms), 0))) AS n FROM ${table} FINAL WHERE namespace = {kp_ns:String}`,
       { kp_ns: namespace },
     );
@@ -491,7 +491,7 @@ export class KeptPostings {
       if (this.closed) return undefined;
       // The leading thread_id >= … repeats the cursor's first column: the primary key does not prune on a
       // tuple comparison (ClickHouse #75086), so without it every page scans the namespace from its start.
-      const page = await this.storage.query<SourceRow>(
+      const page = await this.storage.backgroundQuery<SourceRow>(
         `SELECT ${SOURCE_COLUMNS} FROM ${table}
            WHERE namespace = {kp_ns:String}
              ${after ? 'AND thread_id >= {kp_thread:String} AND (thread_id, msg_id, version) > ({kp_thread:String}, {kp_msg:String}, {kp_version:UInt64})' : ''}

@@ -183,7 +183,7 @@ export class SavedCorpusCache {
     const load = (async () => {
       const start = this.entries.get(key);
       if (!start) return;
-      let vectors = await this.readVectors(scope, start.live, undefined);
+      let vectors = await this.readVectors(scope, start.live, undefined, true);
       for (;;) {
         const corpus = this.entries.get(key);
         if (!corpus || corpus.vectors || corpus.live.size > this.budget.maxVectors) return;
@@ -220,7 +220,7 @@ export class SavedCorpusCache {
     const load = (async () => {
       let base = this.entries.get(key);
       if (!base) return;
-      let read = await this.readMessagePostings(scope, base, 0n, new PostingsBuilder(), new Uint8Array(base.docList.length));
+      let read = await this.readMessagePostings(scope, base, 0n, new PostingsBuilder(), new Uint8Array(base.docList.length), true);
       for (;;) {
         if (!read) {
           this.tooManyPostings.add(key);
@@ -286,12 +286,13 @@ export class SavedCorpusCache {
    * Adds to `builder` the postings of `corpus`'s live versions from `from` up whose slot is not
    * `done`, in pages; `done` marks each slot once read, so a message returned on two pages (the
    * inclusive cursor) or at two versions counts once, at its live version. Undefined once over
-   * the budget (the read stops there).
+   * the budget (the read stops there). `background`: a full read off the request path, whose
+   * statements let searches' go first (`Storage.backgroundQuery`).
    */
-  private async readMessagePostings(scope: SavedScope, corpus: SlotCorpus, from: bigint, builder: PostingsBuilder, done: Uint8Array): Promise<Map<string, TermPostings> | undefined> {
+  private async readMessagePostings(scope: SavedScope, corpus: SlotCorpus, from: bigint, builder: PostingsBuilder, done: Uint8Array, background = false): Promise<Map<string, TermPostings> | undefined> {
     let after = { thread: '', msg: '' };
     for (;;) {
-      const rows = await this.storage.query<{ thread_id: string; msg_id: string; row_version: string; terms: string[]; tfs: number[] }>(
+      const rows = await this.storage[background ? 'backgroundQuery' : 'query']<{ thread_id: string; msg_id: string; row_version: string; terms: string[]; tfs: number[] }>(
         savedMessagePostingsStatement(this.storage.tables.savedTerms, scope.conv !== undefined),
         { ...scope, from: from.toString(), after_thread: after.thread, after_msg: after.msg, page: this.vectorPage },
       );
@@ -357,7 +358,7 @@ export class SavedCorpusCache {
    * The vectors of the live versions in `live`: those `previous` holds at the same version are
    * reused (a version's vector never changes), the rest read from the lowest version missing up.
    */
-  private async readVectors(scope: SavedScope, live: ReadonlyMap<string, string>, previous: ReadonlyMap<string, HeldVector> | undefined): Promise<Map<string, HeldVector>> {
+  private async readVectors(scope: SavedScope, live: ReadonlyMap<string, string>, previous: ReadonlyMap<string, HeldVector> | undefined, background = false): Promise<Map<string, HeldVector>> {
     const vectors = new Map<string, HeldVector>();
     let from: bigint | undefined;
     for (const [key, version] of live) {
@@ -369,7 +370,7 @@ export class SavedCorpusCache {
     // In pages, so the other searches of this process run between them (see the statement).
     let after = { thread: '', msg: '' };
     for (;;) {
-      const rows = await this.storage.query<{ thread_id: string; msg_id: string; row_version: string; model: string; f32: string }>(
+      const rows = await this.storage[background ? 'backgroundQuery' : 'query']<{ thread_id: string; msg_id: string; row_version: string; model: string; f32: string }>(
         savedVectorsStatement(this.storage.tables.savedDocs, scope.conv !== undefined),
         { ...scope, from: from.toString(), after_thread: after.thread, after_msg: after.msg, page: this.vectorPage },
       );

@@ -255,7 +255,7 @@ export class SavedSearchService {
           if (!this.texts.has(user, key, corpus.live.get(key))) keys.push(key);
         }
         if (keys.length === 0) return;
-        const checked = await this.savedRowsChecked(scope, keys.map((key) => ({ key, score: 0 })));
+        const checked = await this.savedRowsChecked(scope, keys.map((key) => ({ key, score: 0 })), true);
         if (checked.signature !== corpus.signature || !this.texts.keep(user, keys, corpus.live, checked.docs)) return;
       }
     })()
@@ -264,10 +264,10 @@ export class SavedSearchService {
     this.fills.set(user, run);
   }
 
-  /** `savedRows` and the user's current signature, in one statement (the signature alone when there are no hits). */
-  private async savedRowsChecked(scope: SavedScope, ranked: readonly Ranked[]): Promise<{ docs: Map<string, SavedDoc>; signature: string }> {
+  /** `savedRows` and the user's current signature, in one statement (the signature alone when there are no hits); `background`: for a fill. */
+  private async savedRowsChecked(scope: SavedScope, ranked: readonly Ranked[], background = false): Promise<{ docs: Map<string, SavedDoc>; signature: string }> {
     if (ranked.length === 0) return { docs: new Map(), signature: await this.cache.signature(scope) };
-    const rows = await this.storage.query<SavedDoc & { part: number; n: string; v: string }>(
+    const rows = await this.storage[background ? 'backgroundQuery' : 'query']<SavedDoc & { part: number; n: string; v: string }>(
       savedHitRowsWithSignatureStatement(this.storage.tables.conversations, this.storage.tables.savedDocs),
       hitParameters(scope, ranked),
     );

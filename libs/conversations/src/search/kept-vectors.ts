@@ -502,7 +502,7 @@ export class KeptVectors {
     const table = this.storage.tables.conversationEmbeddings;
     const params = { kept_ns: namespace, kept_model: model };
     const begun = this.now();
-    const [head] = await this.storage.query<{ n: string }>(
+    const [head] = await this.storage.backgroundQuery<{ n: string }>(
       `SELECT toString(count()) AS n FROM ${table} WHERE namespace = {kept_ns:String} AND model = {kept_model:String} AND embed_error = ''`,
       params,
     );
@@ -522,7 +522,7 @@ export class KeptVectors {
       if (this.closed) return undefined;
       // The leading thread_id >= … repeats the cursor's first column: the primary key does not prune on a
       // tuple comparison (ClickHouse #75086), so without it every page scans the namespace from its start.
-      const page = await this.storage.query<KeptRow>(
+      const page = await this.storage.backgroundQuery<KeptRow>(
         `SELECT ${corpus.columns} FROM ${table}
            WHERE namespace = {kept_ns:String} AND model = {kept_model:String} AND embed_error = ''
              ${after ? 'AND thread_id >= {kept_thread:String} AND (thread_id, msg_id, version) > ({kept_thread:String}, {kept_msg:String}, {kept_version:UInt64})' : ''}
