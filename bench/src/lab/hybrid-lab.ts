@@ -203,21 +203,28 @@ async function first(dir: string): Promise<void> {
   const { embedder, settings } = inProcessSearchDeps();
   const t0 = performance.now();
   const at = () => Math.round(performance.now() - t0);
-  const query = storage.query.bind(storage);
   const slow = Number(process.env['LAB_SLOW_MS'] ?? 200);
   const counts = new Map<string, { n: number; ms: number; max: number }>();
-  (storage as { query: typeof storage.query }).query = async <T>(sql: string, params?: Record<string, unknown>): Promise<T[]> => {
-    const begun = performance.now();
-    try {
-      return await query<T>(sql, params);
-    } finally {
-      const ms = performance.now() - begun;
-      const kind = /kp_page/.test(sql) ? 'postings page' : /kept_page/.test(sql) ? 'vectors page' : /kp_ns/.test(sql) ? 'postings count' : /kept_ns/.test(sql) ? 'vectors count' : /cu_since/.test(sql) ? 'catch-up' : 'search';
-      const c = counts.get(kind) ?? { n: 0, ms: 0, max: 0 };
-      counts.set(kind, { n: c.n + 1, ms: c.ms + ms, max: Math.max(c.max, ms) });
-      if (ms >= slow || kind === 'search' || kind.endsWith('count')) console.log(`  [${at()} ms] ${kind}: ${Math.round(ms)} ms ${kind === 'search' ? sql.replace(/\s+/g, ' ').slice(0, 90) : ''}`);
-    }
-  };
+  /** A statement call, timed from its call (its wait for the engine included) and logged by kind. */
+  const timed =
+    (call: typeof storage.query) =>
+    async <T>(sql: string, params?: Record<string, unknown>): Promise<T[]> => {
+      const begun = performance.now();
+      try {
+        return await call<T>(sql, params);
+      } finally {
+        const ms = performance.now() - begun;
+        const kind = /kp_page/.test(sql) ? 'postings page' : /kept_page/.test(sql) ? 'vectors page' : /kp_ns/.test(sql) ? 'postings count' : /kept_ns/.test(sql) ? 'vectors count' : /cu_since/.test(sql) ? 'catch-up' : 'search';
+        const c = counts.get(kind) ?? { n: 0, ms: 0, max: 0 };
+        counts.set(kind, { n: c.n + 1, ms: c.ms + ms, max: Math.max(c.max, ms) });
+        if (ms >= slow || kind === 'search' || kind.endsWith('count')) console.log(`  [${at()} ms] ${kind}: ${Math.round(ms)} ms ${kind === 'search' ? sql.replace(/\s+/g, ' ').slice(0, 90) : ''}`);
+      }
+    };
+  const calls = storage as { query: typeof storage.query; backgroundQuery: typeof storage.query };
+  const [query, background] = [storage.query.bind(storage), storage.backgroundQuery.bind(storage)];
+  calls.query = timed(query);
+  // LAB_NO_GATE=1: background reads queue with the search's statements, as before ADR 0042.
+  calls.backgroundQuery = timed(process.env['LAB_NO_GATE'] === '1' ? query : background);
   const catchUp = new SharedCatchUp(storage);
   const kept = new KeptVectors(storage, { catchUp });
   const budget = Number(process.env['LAB_KEPT_POSTINGS'] ?? NaN);
