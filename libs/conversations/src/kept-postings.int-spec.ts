@@ -271,7 +271,7 @@ describe('KeptPostings catch-up and budget [ADR 0039]', () => {
     await k.close();
   });
 
-  it('[ADR 0041 addendum] CONV-SEARCH-01 a copy read in pages of 2, across threads and re-sent versions, ranks as a copy read in one page', async () => {
+  it('[ADR 0042] CONV-SEARCH-01 a copy read in pages of 2, across threads and a tombstoned version, ranks as a copy read in one page', async () => {
     const ns = uniqueNamespace();
     await loom.record(ns);
     for (let i = 0; i < 11; i += 1) await loom.admin.ok('conversation.append', { namespace: ns, thread_id: `t${i % 3}`, msg_id: `m${i}`, role: 'user', content: `${TOPICS[i % TOPICS.length]} #${i}` });

@@ -332,7 +332,7 @@ describe('KeptVectors catch-up and budget [ADR 0038]', () => {
     await k.settled();
   });
 
-  it('[ADR 0041 addendum] a copy read in pages of 2, across threads and re-sent versions, holds every row once, as a copy read in one page', async () => {
+  it('[ADR 0042] CONV-SEARCH-01 a copy read in pages of 2, across threads and a tombstoned version, holds every row once, as a copy read in one page', async () => {
     const ns = uniqueNamespace();
     await loom.record(ns);
     for (let i = 0; i < 11; i += 1) await loom.admin.ok('conversation.append', { namespace: ns, thread_id: `t${i % 3}`, msg_id: `m${i}`, role: 'user', content: `${TOPICS[i % TOPICS.length]} #${i}` });
