@@ -202,6 +202,8 @@ describe('KeptPostings catch-up and budget [ADR 0039]', () => {
     const billing = queryTerms('billing');
     expect(await k.ranker([ns], billing, BM25)).toBeUndefined();
     await rankerOf(k, ns, billing);
+    // The count check that ask started (a background statement, ADR 0042) ends before the row lands.
+    await k.settled();
     const s = storage();
     // A write-behind replay: an embedding row (hence its postings) whose version was taken long ago lands now.
     await s.insertSelect(

@@ -290,6 +290,8 @@ describe('KeptVectors catch-up and budget [ADR 0038]', () => {
     await seed(ns, 6);
     const k = new KeptVectors(storage(), { countEveryMs: 0 });
     await rankerOf(k, ns);
+    // The count check that ask started (a background statement, ADR 0042) ends before the row lands.
+    await k.settled();
     const s = storage();
     // A write-behind replay: a row whose version was taken long ago lands now.
     await s.insertSelect(
