@@ -39,8 +39,11 @@ export interface SearchAtSize {
   queries: number;
   /** How long the load's background merges took to finish before measuring, and the parts left. */
   settle?: { ms: number; activeParts: number; merged: boolean };
-  /** The namespace's vectors read into Loom's memory before measuring (ADR 0038), when it keeps them. */
-  kept?: { ms: number; rows: number };
+  /**
+   * The namespace's vectors read into Loom's memory before measuring (ADR 0038), when it keeps
+   * them; `firstMs` is the search that started the reads (a cold namespace's first search).
+   */
+  kept?: { ms: number; rows: number; firstMs?: number; firstStatus?: number };
   /** Reading threads back at the same size (no target): the newest 20 threads, and one thread's turns. Absent in runs before they were measured. */
   reads?: { threads: LatencySummary; list: LatencySummary };
 }
@@ -50,6 +53,8 @@ export interface SearchPartResult {
   sizes: SearchAtSize[];
   baseline: SearchBaselineResult;
   queriesSample: string[];
+  /** The size whose load or measurement failed: the sizes before it are still reported. */
+  failedAt?: { turns: number; error: string };
 }
 
 export async function runSearchPart(ctx: BenchContext): Promise<SearchPartResult> {
@@ -70,7 +75,9 @@ export async function runSearchPart(ctx: BenchContext): Promise<SearchPartResult
     let loaded = 0;
     let seqBase = 0;
     const loadGen = new TurnGenerator(99);
+    let failedAt: SearchPartResult['failedAt'];
     for (const size of sizes) {
+      try {
       const want = size - loaded;
       progress(`search: loading ${want} turns through conversation.append (concurrency 64) to reach ${size}`);
       const result = await drive({
@@ -102,8 +109,9 @@ export async function runSearchPart(ctx: BenchContext): Promise<SearchPartResult
       progress(`  background merges ${settle.merged ? 'settled' : 'still running'} after ${Math.round(settle.ms / 1000)} s; ${settle.activeParts} active parts in conversation_embeddings`);
       // Searches rank on kept vectors and postings once the namespace's copies are read (ADR 0038, 0041):
       // the first hybrid search starts both reads, which run in the background; measured at rest, after them.
-      const kept = await settleKeptVectors(client, () => client.call('conversation.search', { namespace: NAMESPACE, namespace_scope: 'namespace', query: queries[0], search_mode: 'hybrid' }));
-      progress(`  kept vectors: ${kept.rows} rows read into memory in ${Math.round(kept.ms / 1000)} s`);
+      // A cold namespace's first search is a figure of its own: a user waits for it.
+      const kept = await settleKeptVectors(client, () => client.call('conversation.search', { namespace: NAMESPACE, namespace_scope: 'namespace', query: queries[0], search_mode: 'hybrid' }, 600_000));
+      progress(`  first search ${kept.firstMs} ms (HTTP ${kept.firstStatus}); kept vectors: ${kept.rows} rows read into memory in ${Math.round(kept.ms / 1000)} s`);
       results.push({ ...(await measure(client, loaded, queries)), settle, kept });
       const r = results[results.length - 1]!;
       progress(
@@ -113,7 +121,14 @@ export async function runSearchPart(ctx: BenchContext): Promise<SearchPartResult
       // Logged as they are measured: a long run stopped before its results file still leaves them.
       if (r.hybrid) progress(`  hybrid @ ${loaded} turns: p50 ${r.hybrid.namespaceWide.p50} ms, p95 ${r.hybrid.namespaceWide.p95} ms; thread-scoped p95 ${r.hybrid.threadScoped.p95} ms`);
       if (r.lexical) progress(`  lexical @ ${loaded} turns: p50 ${r.lexical.namespaceWide.p50} ms, p95 ${r.lexical.namespaceWide.p95} ms`);
+      } catch (err) {
+        // A failure at 1M must not throw away the 10k and 100k figures measured before it.
+        failedAt = { turns: size, error: String((err as Error)?.stack ?? err).slice(0, 2000) };
+        progress(`search: FAILED at ${size} turns: ${String((err as Error)?.message ?? err)}; reporting the sizes measured before it`);
+        break;
+      }
     }
+    if (results.length === 0) throw new Error(failedAt?.error ?? 'search: no size measured');
     client.close();
     await loom.stopLoom();
     stopped = true;
@@ -134,7 +149,7 @@ export async function runSearchPart(ctx: BenchContext): Promise<SearchPartResult
         },
       ],
     });
-    return { load, sizes: results, baseline, queriesSample: queries.slice(0, 8) };
+    return { load, sizes: results, baseline, queriesSample: queries.slice(0, 8), ...(failedAt ? { failedAt } : {}) };
   } finally {
     if (!stopped) await loom.close();
   }
@@ -161,16 +176,18 @@ export async function settleMerges(client: LoomClient): Promise<{ ms: number; ac
 }
 
 /** Starts the read of the namespace's kept vectors (a search) and waits until no read is running. */
-export async function settleKeptVectors(client: LoomClient, trigger: () => Promise<unknown>): Promise<{ ms: number; rows: number }> {
+export async function settleKeptVectors(client: LoomClient, trigger: () => Promise<{ ms: number; status: number }>): Promise<{ ms: number; rows: number; firstMs: number; firstStatus: number }> {
   const started = Date.now();
   const gauge = (text: string, name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'm').exec(text)?.[1] ?? 0);
-  await trigger();
+  const first = await trigger();
+  const firstMs = round(first.ms, 1);
+  const firstStatus = first.status;
   while (Date.now() - started < 600_000) {
     const text = await client.metrics();
-    if (gauge(text, 'loom_search_kept_loading') === 0) return { ms: Date.now() - started, rows: gauge(text, 'loom_search_kept_vectors') };
+    if (gauge(text, 'loom_search_kept_loading') === 0) return { ms: Date.now() - started, rows: gauge(text, 'loom_search_kept_vectors'), firstMs, firstStatus };
     await new Promise((r) => setTimeout(r, 500));
   }
-  return { ms: Date.now() - started, rows: -1 };
+  return { ms: Date.now() - started, rows: -1, firstMs, firstStatus };
 }
 
 /** Waits until the kept postings stop growing (their idle-time term reads are done): the gauge unchanged for 3 s, at most 2 minutes. */

@@ -123,6 +123,17 @@ function summary(view: LatestResults): string {
     rows.push(['Nothing lost (split)', 'every stored:true is one row', `${s.verification.missing} missing, ${s.verification.duplicated} duplicated of ${s.verification.acknowledged}`, '', '', verdict(s.verification.missing === 0 && s.verification.duplicated === 0)]);
   }
   const sr = view.parts.search?.result;
+  if (sr?.failedAt) {
+    const is1m = sr.failedAt.turns >= 900_000;
+    rows.push([
+      `Search at ${sr.failedAt.turns.toLocaleString('en-US')} turns`,
+      is1m ? `vector p95 <= ${TARGETS.vectorSearchP95At1mMs} ms, hybrid p95 <= ${TARGETS.hybridSearchP95At1mMs} ms` : '-',
+      `FAILED: ${sr.failedAt.error.split('\n')[0]}`,
+      '',
+      '',
+      is1m ? verdict(false) : '',
+    ]);
+  }
   if (sr) {
     for (const size of sr.sizes) {
       const raw = sr.baseline.sizes.find((b) => b.rows === size.turns) ?? sr.baseline.sizes[sr.sizes.indexOf(size)];
@@ -398,7 +409,13 @@ function searchSection(s: SearchPartResult, meta: RunMeta): string {
       out.push('');
       out.push(
         'Then one hybrid search starts the reads of the namespace\'s vectors and postings into Loom\'s memory (ADR 0038, 0040: the vector leg ranks them in the process; ADR 0041: every posting, so the BM25 leg does too), and the bench waits until `loom_search_kept_loading` is 0. ' +
-          kept.map((z) => `At ${z.turns.toLocaleString('en-US')} turns: ${z.kept!.rows.toLocaleString('en-US')} rows kept after ${f(z.kept!.ms / 1000, 0)} s.`).join(' '),
+          kept
+            .map(
+              (z) =>
+                `At ${z.turns.toLocaleString('en-US')} turns: ${z.kept!.rows.toLocaleString('en-US')} rows kept after ${f(z.kept!.ms / 1000, 0)} s` +
+                (z.kept!.firstMs !== undefined ? `; that first search answered HTTP ${z.kept!.firstStatus} in ${f(z.kept!.firstMs)} ms.` : '.'),
+            )
+            .join(' '),
       );
     }
   }
