@@ -122,40 +122,48 @@ export type ShapeFault = 'depth' | 'key' | 'string' | 'number';
  */
 export function soundCopy(value: unknown, maxDepth: number = Limits.maxJsonDepth, nameKey: (key: string) => string = printableKey): { value: unknown; errors: Array<FieldError & { fault: ShapeFault }> } {
   const errors: Array<FieldError & { fault: ShapeFault }> = [];
-  const walk = (current: unknown, path: string, depth: number): unknown => {
+  // A path is built only when an error names it: naming a key can mean running the detector on
+  // it (keyAsNamed), and a sound body, the common case, names none.
+  type Path = () => string;
+  const child = (parent: Path | undefined, segment: () => string): Path => {
+    let named: string | undefined;
+    return () => (named ??= parent ? `${parent()}.${segment()}` : segment());
+  };
+  const field = (path: Path | undefined): string => (path ? path() : '(body)');
+  const walk = (current: unknown, path: Path | undefined, depth: number): unknown => {
     if (typeof current === 'string') {
       if (isWellFormed(current)) return current;
-      errors.push({ field: path || '(body)', message: 'is not well-formed Unicode (a lone UTF-16 surrogate)', fault: 'string' });
+      errors.push({ field: field(path), message: 'is not well-formed Unicode (a lone UTF-16 surrogate)', fault: 'string' });
       return current.replace(LONE_SURROGATES, '\uFFFD');
     }
     if (typeof current === 'number') {
       if (!Number.isFinite(current) || (Number.isInteger(current) && !Number.isSafeInteger(current))) {
-        errors.push({ field: path || '(body)', message: `is out of range (numbers must be finite and integers at most ${Number.MAX_SAFE_INTEGER} in size)`, fault: 'number' });
+        errors.push({ field: field(path), message: `is out of range (numbers must be finite and integers at most ${Number.MAX_SAFE_INTEGER} in size)`, fault: 'number' });
       }
       return current;
     }
     if (current === null || typeof current !== 'object') return current;
     if (depth >= maxDepth) {
-      errors.push({ field: path || '(body)', message: `is nested deeper than ${maxDepth} levels`, fault: 'depth' });
+      errors.push({ field: field(path), message: `is nested deeper than ${maxDepth} levels`, fault: 'depth' });
       return Array.isArray(current) ? [] : {};
     }
-    if (Array.isArray(current)) return current.map((item, i) => walk(item, path ? `${path}.${i}` : String(i), depth + 1));
+    if (Array.isArray(current)) return current.map((item, i) => walk(item, child(path, () => String(i)), depth + 1));
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(current)) {
-      const child = path ? `${path}.${nameKey(key)}` : nameKey(key);
+      const keyPath = child(path, () => nameKey(key));
       if (!isWellFormed(key)) {
-        errors.push({ field: child, message: 'the key is not well-formed Unicode (a lone UTF-16 surrogate)', fault: 'key' });
+        errors.push({ field: keyPath(), message: 'the key is not well-formed Unicode (a lone UTF-16 surrogate)', fault: 'key' });
         continue;
       }
       if (FORBIDDEN_KEYS.has(key)) {
-        errors.push({ field: child, message: `the key "${key}" is not allowed (reserved: ${[...FORBIDDEN_KEYS].join(', ')})`, fault: 'key' });
+        errors.push({ field: keyPath(), message: `the key "${key}" is not allowed (reserved: ${[...FORBIDDEN_KEYS].join(', ')})`, fault: 'key' });
         continue;
       }
-      out[key] = walk((current as Record<string, unknown>)[key], child, depth + 1);
+      out[key] = walk((current as Record<string, unknown>)[key], keyPath, depth + 1);
     }
     return out;
   };
-  return { value: walk(value, '', 0), errors };
+  return { value: walk(value, undefined, 0), errors };
 }
 
 /** A key as it is named in an error: quoted when it would not read as one path segment. */

@@ -195,6 +195,18 @@ describe('validation classes [issue 9: validation]', () => {
       expect(fields(() => validateInput(ErasureRequest, { user_id: null }))).toEqual(['user_id']);
       expect(fields(() => validateInput(AppendTurnRequest, { ...append, user_id: null }))).toEqual(['user_id']);
     });
+
+    it('[issue 9: metadata key constructor] a key is named only for the error that names it: a sound body names none (naming can run the detector), a bad nested one names its whole path', () => {
+      const named: string[] = [];
+      const nameKey = (key: string): string => {
+        named.push(key);
+        return key;
+      };
+      validateInput(AppendTurnRequest, { ...append, metadata: { a: { b: [1, 'x'] } } }, nameKey);
+      expect(named).toEqual([]);
+      expect(fields(() => validateInput(AppendTurnRequest, { ...append, metadata: { a: { b: [1, '\ud800'] } } }, nameKey))).toEqual(['metadata.a.b.1']);
+      expect(named).toEqual(['metadata', 'a', 'b']);
+    });
   });
 });
 

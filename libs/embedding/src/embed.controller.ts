@@ -55,7 +55,10 @@ export class EmbedController {
       const vectors = await this.batcher.embed(request.texts);
       const answer: EmbedBatchResponse = { model: this.batcher.model, dims: vectors[0]?.length ?? this.batcher.dims, vectors };
       // A reply over the NATS payload limit would fail inside the transport, with no answer at all.
-      const bytes = Buffer.byteLength(JSON.stringify(answer));
+      // Counted exactly only when it may be over: no JSON number is longer than 24 characters and
+      // its comma, so most replies are known to fit without writing them out.
+      const bound = 128 + answer.model.length * 6 + vectors.reduce((sum, v) => sum + 3 + v.length * 25, 0);
+      const bytes = bound <= MAX_REPLY_BYTES ? bound : Buffer.byteLength(JSON.stringify(answer));
       if (bytes > MAX_REPLY_BYTES) {
         return {
           error: { code: 'invalid_input', message: `${request.texts.length} vectors make a ${bytes}-byte reply, over ${MAX_REPLY_BYTES}; send fewer texts per request`, retryable: false },

@@ -21,6 +21,9 @@ const SEGMENT_SEPARATORS = /[./\\:-]+/u;
 /** camelCase / PascalCase / acronym boundaries and digit runs inside one segment. */
 const CAMEL_PARTS = /\p{Lu}+(?=\p{Lu}\p{Ll})|\p{Lu}?\p{Ll}+|\p{Lu}+|\p{N}+|[\p{L}\p{M}]+/gu;
 
+/** A word with no separator, digit or case boundary inside: `tokenMatches` yields it alone. */
+const PLAIN_WORD = /^[A-Z]?[a-z]+$/;
+
 /** Terms longer than this are not indexed: long runs are hashes and blobs, never typed back. */
 export const MAX_TERM_CHARS = 64;
 
@@ -55,6 +58,8 @@ export function tokenMatches(text: string): TokenMatch[] {
       out.push({ term, at });
     };
     emit(compound);
+    // A plain word (the most of prose) is its own only part: the splits below would find it again.
+    if (PLAIN_WORD.test(compound)) continue;
     for (const segment of compound.split(SEGMENT_SEPARATORS)) {
       emit(segment, segment !== compound);
       for (const snake of segment.split('_')) {
@@ -71,8 +76,21 @@ export function tokenize(text: string): string[] {
   return tokenMatches(text).map((m) => m.term);
 }
 
+/** Stems already computed: prose repeats its words, and every append stems every token. */
+const stems = new Map<string, string>();
+const MAX_CACHED_STEMS = 100_000;
+
 /** The term the index stores for a token: English words by their stem, anything else as it is. */
-export const indexTerm = porterStem;
+export function indexTerm(token: string): string {
+  let stem = stems.get(token);
+  if (stem === undefined) {
+    stem = porterStem(token);
+    // Dropped whole when full: a bound on memory that a vocabulary's words quickly refill.
+    if (stems.size >= MAX_CACHED_STEMS) stems.clear();
+    stems.set(token, stem);
+  }
+  return stem;
+}
 
 /** The distinct terms of a query, in order of first appearance: each token's stem, then the token as typed when it differs. */
 export function queryTerms(query: string): string[] {
