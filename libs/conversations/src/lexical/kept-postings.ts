@@ -55,7 +55,7 @@ export interface KeptPostingsOptions {
 }
 
 export const DEFAULT_KEPT_POSTINGS: KeptPostingsOptions = {
-  maxPostings: 40_000_000,
+  maxPostings: 64_000_000,
   page: 5_000,
   marginMicros: 10_000_000,
   countEveryMs: 30_000,

@@ -165,9 +165,9 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   },
   {
     name: 'LOOM_SEARCH_KEPT_POSTINGS',
-    default: '40000000',
+    default: '64000000',
     meaning:
-      "postings (one per turn, plus one per term of each turn) the search process keeps in memory to rank a namespace-wide lexical (BM25) leg without the engine, whatever words a search asks (ADR 0039, ADR 0041; about 16 bytes each plus about 300 bytes per turn: 100,000 turns of 700 characters hold about 4,700,000, some 100 MB); the least recently used namespaces are dropped to fit, and a namespace whose postings alone exceed it ranks in the engine; 0 keeps none",
+      "postings (one per turn, plus one per term of each turn) the search process keeps in memory to rank a namespace-wide lexical (BM25) leg without the engine, whatever words a search asks (ADR 0039, ADR 0041; about 16 bytes each plus about 300 bytes per turn: 100,000 turns of 700 characters hold about 4,700,000, some 100 MB, and 1,000,000 turns about 47,000,000, some 1 GB); the least recently used namespaces are dropped to fit, and a namespace whose postings alone exceed it ranks in the engine; 0 keeps none",
   },
   { name: 'LOOM_RETENTION_CONVERSATIONS_DAYS', default: '0', meaning: 'opt-in TTL: transcript rows older than this many days (message time) leave the disk; 0 keeps them forever. Embedding rows have no TTL' },
   { name: 'LOOM_TIERING_CONVERSATIONS_WARM_DAYS', default: '0', meaning: "opt-in: transcript rows older than this many days move to the storage policy's volume named 'warm' (a ClickHouse server set up for it); 0 never" },
@@ -377,7 +377,7 @@ export function loadConfigSections<K extends ConfigSection>(
     search: () => ({
       keptVectors: int('LOOM_SEARCH_KEPT_VECTORS', 1_000_000, 0, 100_000_000),
       keptExactVectors: int('LOOM_SEARCH_KEPT_EXACT_VECTORS', 250_000, 0, 100_000_000),
-      keptPostings: int('LOOM_SEARCH_KEPT_POSTINGS', 40_000_000, 0, 1_000_000_000),
+      keptPostings: int('LOOM_SEARCH_KEPT_POSTINGS', 64_000_000, 0, 1_000_000_000),
     }),
     conversation: () => ({
       searchMinSimilarity: num('LOOM_CONVERSATION_SEARCH_MIN_SIMILARITY', 0.3, 0, 1),
