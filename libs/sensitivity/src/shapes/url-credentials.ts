@@ -13,6 +13,8 @@ import { isPlaceholderValue } from './placeholders';
 const URL_CREDENTIALS = /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,24}:\/\/([^\s:/?#@'"<>]{0,128}):([^\s/?#@'"<>]{1,256})@(?=[A-Za-z0-9[])/g;
 
 export function scanUrlCredentials(text: string, sink: ShapeSink): boolean {
+  // The pattern needs both; most text holds neither, and `includes` says so far faster.
+  if (!text.includes('://') || !text.includes('@')) return true;
   for (const match of text.matchAll(URL_CREDENTIALS)) {
     const [whole, user = '', password = ''] = match;
     const end = match.index + whole.length - 1;
