@@ -2,7 +2,7 @@ import { EmbedController } from './embed.controller';
 import type { EmbedBatcher } from './embed.batcher';
 import type { LoomMetrics } from '@loom/platform';
 
-/** A batcher that answers `count` vectors of `dims` numbers whose JSON is as long as a number's gets. */
+/** A batcher that answers one vector of `dims` numbers per text, each number as long in JSON as a number gets. */
 function batcher(dims: number): EmbedBatcher {
   return {
     model: 'test-model',
