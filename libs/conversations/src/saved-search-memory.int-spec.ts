@@ -56,6 +56,15 @@ describe('Saved search ranked in memory (ADR 0037)', () => {
     }
   };
 
+  /**
+   * The statements a search sent, without the live settings' own refresh: when their cache lapses
+   * mid-test it reads the settings table, and that read is not the search's.
+   */
+  const searchSql = (statements: jest.SpyInstance) => {
+    const settingsRead = new RegExp(`FROM ${storage().tables.settings.replace('.', '\\.')} FINAL`);
+    return statements.mock.calls.map(([q]) => q as string).filter((q) => !settingsRead.test(q));
+  };
+
   const ask = (service: SavedSearchService, query: string, extra: Record<string, unknown> = {}) => service.search(ns, 'u1', { namespace: ns, user_id: 'u1', query, limit: 10, ...extra } as never);
 
   /** The same hits, in the same order, with the same excerpts and legs, and scores within 1e-6. */
@@ -196,7 +205,7 @@ describe('Saved search ranked in memory (ADR 0037)', () => {
         for (const search_mode of ['hybrid', 'lexical']) {
           statements.mockClear();
           const mine = await ask(memory, query, { search_mode });
-          const sql = statements.mock.calls.map(([q]) => q);
+          const sql = searchSql(statements);
           expect({ query, postings: sql.filter((q) => /any\(tf\)|groupArray\(term\)|cosineDistance|FINAL/.test(q)).length }).toEqual({ query, postings: 0 });
           expect({ query, statements: sql.length }).toEqual({ query, statements: 1 });
           expectSame(mine, await ask(engine, query, { search_mode }), `${query} ${search_mode}`);
@@ -247,12 +256,10 @@ describe('Saved search ranked in memory (ADR 0037)', () => {
     expect(memory.heldTexts().users).toBe(1);
     expect(memory.heldTexts().chars).toBeGreaterThan(24 * 10);
     const statements = jest.spyOn(storage(), 'query');
-    const settingsRead = new RegExp(`FROM ${storage().tables.settings.replace('.', '\\.')} FINAL`);
     const warm = async (query: string, extra: { search_mode?: string; conversation_id?: string }) => {
       statements.mockClear();
       const mine = await ask(memory, query, extra);
-      // (The live settings' own refresh, when their cache lapses mid-test, is not the search's.)
-      const sql = statements.mock.calls.map(([q]) => q).filter((q) => !settingsRead.test(q));
+      const sql = searchSql(statements);
       const transcript = new RegExp(`${storage().tables.conversations.replace('.', '\\.')}\\b`);
       // No hit's row is read; a corpus of the whole user checks its signature alone (one of a
       // conversation also counts a term it was never asked, as before).
