@@ -9,6 +9,7 @@ import { WriteQuarantine, type QuarantineEngine, type QuarantinedEvent } from '.
 import { SharedHandles } from './shared-handles';
 import { StatementGate } from './statement-gate';
 import { tablesFor, type Tables } from './tables';
+import { stringifyLoggedRow } from './write-behind/row-json';
 import { WriteAheadLog } from './write-behind/write-ahead-log';
 import { WriteBehind, type WriteBehindOptions } from './write-behind/write-behind';
 
@@ -301,7 +302,11 @@ function openEmbedded(path: string): { client: ClickHouseClient; release: () => 
     // Required lazily: the server topology never loads the 550 MB engine.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createChdbConnection } = require('chdb/connection') as typeof import('chdb/connection');
-    const client = createClient({ connection: createChdbConnection({ path }) } as unknown as Parameters<typeof createClient>[0]);
+    const client = createClient({
+      connection: createChdbConnection({ path }),
+      // Rows the write-ahead log already wrote out are sent as that text, not encoded again.
+      json: { parse: JSON.parse, stringify: stringifyLoggedRow },
+    } as unknown as Parameters<typeof createClient>[0]);
     gates.set(client, new StatementGate());
     return client;
   });

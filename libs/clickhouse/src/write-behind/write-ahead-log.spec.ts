@@ -2,6 +2,7 @@ import { LoomError } from '@loom/contracts';
 import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stringifyLoggedRow } from './row-json';
 import { WriteAheadLog } from './write-ahead-log';
 
 // The module object itself (not an import-star copy), so a fault put on write(2) reaches the log's own calls.
@@ -56,5 +57,35 @@ describe('write-ahead log on a full disk [issue 9: disk full]', () => {
     expect(segments).toHaveLength(1);
     const replayed = WriteAheadLog.read(join(dir, segments[0]!));
     expect(replayed.map((e) => (e.rows[0] as { msg_id: string }).msg_id)).toEqual(['m1', 'm3']);
+  });
+});
+
+describe('write-ahead log entries', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'loom-wal-line-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('CONV-APPEND-06: a logged line is the insert as JSON, and the engine encoder answers each logged row with the text logged', () => {
+    const rows = [
+      { msg_id: 'm1', content: 'quote " slash \\ line \n \u{1F600} \u2028', embedding: [0.1, -2.5e-7, 1 / 3] },
+      { msg_id: 'm2', content: '', embedding: [], metadata: null },
+    ];
+    const wal = new WriteAheadLog(dir);
+    const bytes = wal.append({ table: 'loom.conversation_embeddings', rows });
+    wal.close();
+    const [segment] = readdirSync(dir);
+    const text = fs.readFileSync(join(dir, segment!), 'utf8');
+    expect(text).toBe(JSON.stringify({ table: 'loom.conversation_embeddings', rows }) + '\n');
+    expect(bytes).toBe(Buffer.byteLength(text));
+    expect(WriteAheadLog.read(join(dir, segment!))).toEqual([{ table: 'loom.conversation_embeddings', rows }]);
+
+    // A row changed after it was logged is still sent as logged; any other value is plain JSON.
+    const logged = JSON.stringify(rows[0]);
+    rows[0]!.content = 'changed';
+    expect(stringifyLoggedRow(rows[0])).toBe(logged);
+    expect(stringifyLoggedRow({ msg_id: 'm3' })).toBe('{"msg_id":"m3"}');
+    expect(stringifyLoggedRow([1, 'a'])).toBe('[1,"a"]');
   });
 });

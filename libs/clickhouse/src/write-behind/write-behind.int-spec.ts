@@ -152,6 +152,22 @@ describe('write-behind on the embedded engine (acknowledged once logged, flushed
 });
 
 describe('Storage with write-behind', () => {
+  it('CONV-APPEND-06: the engine stores each row as the log wrote it (one JSON per row, sent as written)', async () => {
+    const storage = await openTestStorage();
+    try {
+      const content = 'quote " backslash \\ newline \n tab \t emoji \u{1F600} ünïcode \u2028 end';
+      const row = turn(1, 2_000_001);
+      row['content'] = content;
+      await storage.insert(storage.tables.conversations, [row]);
+      // Changed after it was acknowledged: the engine gets the logged text, which is also what a crash replays.
+      row['content'] = 'changed after the append was acknowledged';
+      const stored = await storage.query<{ content: string }>(`SELECT content FROM ${storage.tables.conversations} WHERE msg_id = 'm1'`);
+      expect(stored).toEqual([{ content }]);
+    } finally {
+      await storage.drop();
+    }
+  });
+
   it('refuses an INSERT statement into a write-behind table: rows must go through Storage.insert and its log', async () => {
     const storage = await openTestStorage();
     try {
