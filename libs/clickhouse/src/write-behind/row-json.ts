@@ -9,13 +9,13 @@
  */
 const serialized = new WeakMap<object, string>();
 
-/** The row's JSON, remembered for the engine's insert. */
+/**
+ * The row's JSON, remembered for the engine's insert. Always made afresh: a row object logged
+ * again after a change must be logged as it is now, never as an earlier text.
+ */
 export function logRowJson(row: object): string {
-  let json = serialized.get(row);
-  if (json === undefined) {
-    json = JSON.stringify(row);
-    serialized.set(row, json);
-  }
+  const json = JSON.stringify(row);
+  serialized.set(row, json);
   return json;
 }
 

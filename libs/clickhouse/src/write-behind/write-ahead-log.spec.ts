@@ -87,5 +87,13 @@ describe('write-ahead log entries', () => {
     expect(stringifyLoggedRow(rows[0])).toBe(logged);
     expect(stringifyLoggedRow({ msg_id: 'm3' })).toBe('{"msg_id":"m3"}');
     expect(stringifyLoggedRow([1, 'a'])).toBe('[1,"a"]');
+
+    // The same object logged again after a change is logged, and then sent, as it is now.
+    const again = new WriteAheadLog(dir);
+    again.append({ table: 'loom.conversation_embeddings', rows: [rows[0]!] });
+    again.close();
+    const second = readdirSync(dir).sort()[1]!;
+    expect(WriteAheadLog.read(join(dir, second))).toEqual([{ table: 'loom.conversation_embeddings', rows: [{ ...rows[0], content: 'changed' }] }]);
+    expect(stringifyLoggedRow(rows[0])).toBe(JSON.stringify(rows[0]));
   });
 });
