@@ -3,6 +3,9 @@ import { validateSync, type ValidationError } from 'class-validator';
 import { LoomError, type FieldError } from './errors';
 import { printableKey, soundCopy, type ShapeFault } from './json-shape';
 import { Limits } from './limits';
+import { cacheValidationMetadata } from './validation-metadata-cache';
+
+cacheValidationMetadata();
 
 /**
  * Turns an untrusted JSON value into a validated instance of `type`, or throws a 400 naming
