@@ -6,6 +6,7 @@ import { startEmbeddedLoom, startSplitLoom, type LoomInstance } from '../topolog
 import { histogramTotals, type LoomClient } from '../util/http';
 import { progress } from '../util/log';
 import { round } from '../util/stats';
+import { cpuPer, readThreadCpu, type ThreadCpu } from '../util/thread-cpu';
 import { drive, type DriveResult } from '../workload/driver';
 import { TurnGenerator } from '../workload/text';
 import type { BenchContext } from './context';
@@ -17,6 +18,12 @@ const LIST_SAMPLE_THREADS = 40;
 export interface AppendPhase extends DriveResult {
   /** Mean rows per transcript insert Loom made during the phase (from /metrics). */
   meanRowsPerInsert: number | null;
+  /**
+   * Embedded, on Linux: CPU ms per acknowledged turn over the phase, by Loom's thread groups,
+   * and the bench's own process (the load generator). Their sum bounds what the machine's cores
+   * can serve, whatever the gateway thread does.
+   */
+  cpuMsPerTurn?: ThreadCpu & { loader: number };
 }
 
 export interface Verification {
@@ -99,7 +106,7 @@ async function runTopology(ctx: BenchContext, topology: 'embedded' | 'split'): P
     for (const concurrency of [1, 16, 64]) {
       const durationMs = d.loom[concurrency]!;
       progress(`append (${topology}): concurrency ${concurrency} for ${durationMs / 1000} s`);
-      phases.push(await appendPhase(client, concurrency, durationMs, acknowledged, topology));
+      phases.push(await appendPhase(client, concurrency, durationMs, acknowledged, topology, loom.pid));
       const p = phases[phases.length - 1]!;
       progress(
         `  -> ${p.throughput} turns/s (lowest 5 s window ${p.windowRates.length ? `${Math.min(...p.windowRates)}/s` : 'n/a: phase under 5 s'}), p50 ${p.latencyMs.p50} ms, p99 ${p.latencyMs.p99} ms, ` +
@@ -158,7 +165,7 @@ async function runLingerProbes(ctx: BenchContext): Promise<LingerProbe[]> {
     try {
       const client = loom.client(256);
       await client.ok('conversation.set_logging', { namespace: NAMESPACE, enabled: true });
-      const result = await appendPhase(client, 64, 20_000, new Map(), 'embedded');
+      const result = await appendPhase(client, 64, 20_000, new Map(), 'embedded', loom.pid);
       client.close();
       progress(`  -> ${result.throughput} turns/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, ~${result.meanRowsPerInsert ?? '?'} rows per insert`);
       probes.push({ lingerMs, isDefault: lingerMs === defaultLinger, result });
@@ -175,10 +182,17 @@ async function appendPhase(
   durationMs: number,
   acknowledged: Map<string, Set<string>>,
   topology: 'embedded' | 'split',
+  pid?: number,
 ): Promise<AppendPhase> {
   const gen = new TurnGenerator(1000 + concurrency);
   const before = engineWrites(await client.metrics(), topology);
+  let cpuBefore: { loom: ThreadCpu; loader: NodeJS.CpuUsage } | undefined;
   const result = await drive({
+    // The readings bracket the measured window only (drive calls this after the warm-up).
+    onStart: () => {
+      const loom = readThreadCpu(pid);
+      if (loom) cpuBefore = { loom, loader: process.cpuUsage() };
+    },
     concurrency,
     durationMs,
     warmupOps: concurrency * 2,
@@ -207,9 +221,13 @@ async function appendPhase(
       return { ok: false, error: r.status === 200 ? `stored:false (${r.body.reason})` : `${r.status} ${r.body.error?.code ?? ''}`.trim() };
     },
   });
+  const loomAfter = readThreadCpu(pid);
+  const loaderCpu = cpuBefore ? process.cpuUsage(cpuBefore.loader) : undefined;
   const after = engineWrites(await client.metrics(), topology);
   const inserts = after.count - before.count;
-  return { ...result, meanRowsPerInsert: inserts > 0 ? round((after.sum - before.sum) / inserts, 1) : null };
+  const cpu = cpuBefore && loomAfter && loaderCpu ? cpuPer(cpuBefore.loom, loomAfter, result.ok) : undefined;
+  const cpuMsPerTurn = cpu && loaderCpu ? { ...cpu, loader: (loaderCpu.user + loaderCpu.system) / 1000 / result.ok } : undefined;
+  return { ...result, meanRowsPerInsert: inserts > 0 ? round((after.sum - before.sum) / inserts, 1) : null, ...(cpuMsPerTurn ? { cpuMsPerTurn } : {}) };
 }
 
 /**

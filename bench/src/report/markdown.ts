@@ -232,11 +232,13 @@ function appendSection(a: AppendPartResult, meta: RunMeta): string {
       'Raw engine: the same number of concurrent clients doing one `INSERT` of one row per turn through `@clickhouse/client` (chDB in a child process for embedded; HTTP to the same development ClickHouse endpoint for split) into a table made from Loom\'s own migration (same shape).',
   );
   out.push('');
-  for (const t of [a.embedded, a.split]) if (t) out.push(appendTopology(t));
+  // meta.cpus reads "2 x <model>".
+  const cores = Number.parseInt(meta.cpus, 10);
+  for (const t of [a.embedded, a.split]) if (t) out.push(appendTopology(t, Number.isFinite(cores) && cores > 0 ? cores : 1));
   return out.join('\n');
 }
 
-function appendTopology(t: AppendTopologyResult): string {
+function appendTopology(t: AppendTopologyResult, cores: number): string {
   const out: string[] = [`### ${t.topology === 'embedded' ? 'Embedded (`loom up`: chDB in the Loom process)' : 'Split (gateway + 2 embedders + NATS + development ClickHouse endpoint over chDB)'}`, ''];
   const rows = t.phases.map((p) => {
     const raw = t.baseline.phases.find((b) => b.concurrency === p.concurrency);
@@ -262,6 +264,24 @@ function appendTopology(t: AppendTopologyResult): string {
       rows,
     ),
   );
+  const cpu = t.phases.filter((p) => p.cpuMsPerTurn);
+  if (cpu.length) {
+    out.push(
+      '',
+      `**CPU per acknowledged turn** (ms, read from /proc over each phase's measured window; with ${cores} cores, ${cores * 1000} ms of CPU a second divided by the total is the most turns a second the machine could serve):`,
+      '',
+    );
+    out.push(
+      table(
+        ['Concurrency', 'Gateway thread', 'libuv pool and V8 helpers', 'chDB threads (not merges)', 'chDB merges', 'Load generator', 'Total', 'Cores / total (turns/s)'],
+        cpu.map((p) => {
+          const c = p.cpuMsPerTurn!;
+          const total = c.gateway + c.helpers + c.engine + c.merges + c.loader;
+          return [String(p.concurrency), f(c.gateway, 3), f(c.helpers, 3), f(c.engine, 3), f(c.merges, 3), f(c.loader, 3), f(total, 3), f((cores * 1000) / total, 0)];
+        }),
+      ),
+    );
+  }
   const errors = t.phases.flatMap((p) => Object.entries(p.errors).map(([k, v]) => `${k} x${v} (c${p.concurrency})`));
   if (errors.length) out.push('', `Failed appends: ${errors.join(', ')}`);
   if (t.lingerProbes?.length) {

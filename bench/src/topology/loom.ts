@@ -16,6 +16,8 @@ export interface LoomInstance {
   database: string;
   /** Embedded: LOOM_DATA_DIR (chDB keeps its data in `<dataDir>/chdb`). */
   dataDir?: string;
+  /** Embedded: the one Loom process (gateway thread and chDB's threads), for CPU readings. */
+  pid?: number;
   /** Split: the development ClickHouse endpoint. */
   clickhouseUrl?: string;
   client(maxSockets?: number): LoomClient;
@@ -66,6 +68,7 @@ export async function startEmbeddedLoom(options: { dataDir: string; database: st
     token,
     database: options.database,
     dataDir: options.dataDir,
+    ...(proc.child.pid !== undefined ? { pid: proc.child.pid } : {}),
     client: (maxSockets) => new LoomClient(url, token, maxSockets),
     watchedLines: () => proc.matches(),
     stopLoom: stop,

@@ -20,6 +20,8 @@ export interface DriveOptions {
   progressEveryMs?: number;
   /** Throughput per window of this length, to show whether a rate is sustained. */
   windowMs?: number;
+  /** Called once the warm-up is over, just before the measured window starts. */
+  onStart?: () => void;
 }
 
 export interface DriveResult {
@@ -47,6 +49,7 @@ export async function drive(options: DriveOptions): Promise<DriveResult> {
       }),
     );
   }
+  options.onStart?.();
   const latencies: number[] = [];
   const errors: Record<string, number> = {};
   const windowMs = options.windowMs ?? 5_000;
