@@ -25,7 +25,7 @@ export interface StorageConfig {
    * Embedded only: acknowledge inserts into the append-path tables once they are in the
    * write-ahead log, and flush them in shared inserts (on unless `enabled: false`).
    */
-  writeBehind?: { enabled?: boolean } & Pick<WriteBehindOptions, 'onFlush' | 'onReplay' | 'onFailure'>;
+  writeBehind?: { enabled?: boolean } & Pick<WriteBehindOptions, 'flushIntervalMs' | 'onFlush' | 'onReplay' | 'onFailure'>;
   /** Each row of the append path the engine refused on its own and the write path set aside (log its key, count it). */
   onQuarantine?: (event: QuarantinedEvent) => void;
 }
@@ -263,7 +263,7 @@ function writeBehindFor(
   walDir: string,
   tables: Tables,
   quarantine: WriteQuarantine,
-  hooks: Pick<WriteBehindOptions, 'onFlush' | 'onReplay' | 'onFailure'>,
+  hooks: Pick<WriteBehindOptions, 'flushIntervalMs' | 'onFlush' | 'onReplay' | 'onFailure'>,
 ): { writeBehind: WriteBehind; release: () => Promise<void> } {
   const { value, release } = writeBehinds.acquire(walDir, () =>
     new WriteBehind(new WriteAheadLog(walDir), engineCalls(client), {

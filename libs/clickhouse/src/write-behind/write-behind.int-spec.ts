@@ -131,6 +131,29 @@ describe('write-behind on the embedded engine (acknowledged once logged, flushed
     await wb.close();
   });
 
+  it('CONV-APPEND-06 [LOOM_WRITE_BEHIND_FLUSH_MS]: acknowledged writes wait up to the flush interval for company, and a read flushes them at once', async () => {
+    const real = engineOf(storage);
+    let inserts = 0;
+    const counting: EngineCalls = { insert: (t, rows) => ((inserts += 1), real.insert(t, rows)), query: real.query };
+    const wb = new WriteBehind(new WriteAheadLog(walDir), counting, {
+      tables: new Set([storage.tables.conversations]),
+      maxPendingBytes: 64 << 20,
+      retryMs: 50,
+      flushIntervalMs: 60_000,
+      quarantine: quarantine(),
+    });
+    for (let i = 0; i < 3; i += 1) {
+      await wb.insert(storage.tables.conversations, [turn(i)]);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // Well past the 200 ms default: nothing has gone to the engine yet.
+    expect(inserts).toBe(0);
+    await wb.settled();
+    expect(inserts).toBe(1);
+    expect(await rowCounts(storage)).toEqual({ rows: 3, keys: 3 });
+    await wb.close();
+  });
+
   it('bounds memory: past maxPendingBytes an insert waits for the flush instead of queueing more', async () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((r) => (release = r));

@@ -57,6 +57,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
     ...config.clickhouse,
     dataDir: config.dataDir,
     writeBehind: {
+      flushIntervalMs: config.append.writeBehindFlushMs,
       onFlush: (e) => {
         metrics.writeBehindFlushRows.observe(e.rows);
         metrics.writeBehindFlushDuration.observe(e.ms / 1000);

@@ -130,6 +130,13 @@ describe('loadConfig', () => {
     expect(problems).not.toContain('secretvalue');
   });
 
+  it('CONV-APPEND-06 [LOOM_WRITE_BEHIND_FLUSH_MS]: the write-behind flush interval is 200 ms by default, set in ms, and a value out of range fails the start naming it', () => {
+    expect(loadConfig({}).append.writeBehindFlushMs).toBe(200);
+    expect(loadConfig({ LOOM_WRITE_BEHIND_FLUSH_MS: '1000' }).append.writeBehindFlushMs).toBe(1000);
+    for (const bad of ['5', '20000', 'soon']) expect(() => loadConfig({ LOOM_WRITE_BEHIND_FLUSH_MS: bad })).toThrow(/LOOM_WRITE_BEHIND_FLUSH_MS/);
+    expect(ConfigVariables.find((v) => v.name === 'LOOM_WRITE_BEHIND_FLUSH_MS')?.default).toBe('200');
+  });
+
   it('SETTINGS-05: retention and warm tiering of transcripts are opt-in: both default to 0 (keep forever, never move)', () => {
     expect(loadConfig({}).retention).toEqual({ days: 0, warmDays: 0 });
     expect(loadConfig({ LOOM_RETENTION_CONVERSATIONS_DAYS: '90', LOOM_TIERING_CONVERSATIONS_WARM_DAYS: '30' }).retention).toEqual({ days: 90, warmDays: 30 });

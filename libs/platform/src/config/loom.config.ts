@@ -95,7 +95,7 @@ export interface LoomConfig {
   bootstrapAdminToken: string | undefined;
   logLevel: string;
   traces: TracesConfig;
-  append: { batchLingerMs: number; batchMaxRows: number };
+  append: { batchLingerMs: number; batchMaxRows: number; writeBehindFlushMs: number };
   /** The tracker plane: off until `org` is set and a source is registered. */
   tracker: { org: string | undefined; duplicateThreshold: number | undefined; scanLimit: number; queryTimeoutMs: number };
 }
@@ -205,6 +205,11 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   { name: 'LOOM_BOOTSTRAP_ADMIN_TOKEN', default: '(unset)', meaning: 'this value becomes an admin token for every namespace at start (automation)' },
   { name: 'LOOM_APPEND_BATCH_LINGER_MS', default: '0', meaning: 'extra wait for company before a transcript insert; 0 is pure group commit (idle: at once; busy: the next batch forms while one is written)' },
   { name: 'LOOM_APPEND_BATCH_MAX_ROWS', default: '500', meaning: 'most turns in one insert' },
+  {
+    name: 'LOOM_WRITE_BEHIND_FLUSH_MS',
+    default: '200',
+    meaning: 'embedded engine: longest an acknowledged write waits in the write-ahead log for company before it is inserted (a read flushes at once); longer means fewer, larger parts and less merging, and a read during heavy writes waits for a larger flush',
+  },
   { name: 'LOOM_TRACKER_ORG', default: '(unset: the tracker plane is off)', meaning: "the organisation whose tracker Loom reads; with a source registered (tracker.source_register) the tracker ops turn on" },
   { name: 'LOOM_TRACKER_DUPLICATE_THRESHOLD', default: '0.5', meaning: 'score (0..1) from which tracker.duplicate_check calls an older issue a duplicate (live: settings.set tracker_duplicate_threshold overrides it)' },
   { name: 'LOOM_TRACKER_SCAN_LIMIT', default: '20000', meaning: 'newest issues of the source one duplicate check reads and ranks' },
@@ -463,6 +468,7 @@ export function loadConfigSections<K extends ConfigSection>(
     append: () => ({
       batchLingerMs: int('LOOM_APPEND_BATCH_LINGER_MS', 0, 0, 1000),
       batchMaxRows: int('LOOM_APPEND_BATCH_MAX_ROWS', 500, 1, 100_000),
+      writeBehindFlushMs: int('LOOM_WRITE_BEHIND_FLUSH_MS', 200, 10, 10_000),
     }),
     tracker: () => ({
       org: str('LOOM_TRACKER_ORG'),
