@@ -221,13 +221,18 @@ async function appendPhase(
       return { ok: false, error: r.status === 200 ? `stored:false (${r.body.reason})` : `${r.status} ${r.body.error?.code ?? ''}`.trim() };
     },
   });
-  const loomAfter = readThreadCpu(pid);
-  const loaderCpu = cpuBefore ? process.cpuUsage(cpuBefore.loader) : undefined;
+  const cpuMsPerTurn = cpuBefore ? cpuSince(cpuBefore, pid, result.ok) : undefined;
   const after = engineWrites(await client.metrics(), topology);
   const inserts = after.count - before.count;
-  const cpu = cpuBefore && loomAfter && loaderCpu ? cpuPer(cpuBefore.loom, loomAfter, result.ok) : undefined;
-  const cpuMsPerTurn = cpu && loaderCpu ? { ...cpu, loader: (loaderCpu.user + loaderCpu.system) / 1000 / result.ok } : undefined;
   return { ...result, meanRowsPerInsert: inserts > 0 ? round((after.sum - before.sum) / inserts, 1) : null, ...(cpuMsPerTurn ? { cpuMsPerTurn } : {}) };
+}
+
+/** CPU per turn since `before`, Loom's threads by group and the bench's own process; undefined if Loom's threads cannot be read. */
+function cpuSince(before: { loom: ThreadCpu; loader: NodeJS.CpuUsage }, pid: number | undefined, turns: number): AppendPhase['cpuMsPerTurn'] {
+  const loom = readThreadCpu(pid);
+  if (!loom) return undefined;
+  const loader = process.cpuUsage(before.loader);
+  return { ...cpuPer(before.loom, loom, turns), loader: (loader.user + loader.system) / 1000 / turns };
 }
 
 /**
