@@ -9,6 +9,7 @@ import { WriteQuarantine, type QuarantineEngine, type QuarantinedEvent } from '.
 import { SharedHandles } from './shared-handles';
 import { StatementGate } from './statement-gate';
 import { tablesFor, type Tables } from './tables';
+import { readSeesAppends, writeBehindTables } from './write-behind/append-visibility';
 import { stringifyLoggedRow } from './write-behind/row-json';
 import { WriteAheadLog } from './write-behind/write-ahead-log';
 import { WriteBehind, type WriteBehindOptions } from './write-behind/write-behind';
@@ -33,9 +34,6 @@ export interface StorageConfig {
 /** How long a direct insert that found the engine down keeps /readyz false (server mode). */
 const DIRECT_FAILURE_MS = 10_000;
 
-/** The tables an append writes on every call; every other table is written directly. */
-const WRITE_BEHIND_TABLES = (tables: Tables): Set<string> => new Set([tables.conversations, tables.conversationEmbeddings]);
-
 export type QueryParams = Record<string, unknown>;
 
 /**
@@ -49,6 +47,8 @@ export class Storage {
   private readonly refusedRows: WriteQuarantine;
   /** Server mode: the last direct insert found the engine down (cleared by the next that lands), and when. */
   private directFailure: { error: unknown; at: number } | undefined;
+  /** Whether a read must wait for the write-behind queue's flush (see readSeesAppends). */
+  private readonly seesAppends: (sql: string) => boolean;
 
   private constructor(
     readonly client: ClickHouseClient,
@@ -60,6 +60,7 @@ export class Storage {
     private readonly writeBehind?: WriteBehind,
   ) {
     this.refusedRows = quarantine;
+    this.seesAppends = readSeesAppends(tables);
     const ownTables = new Set(Object.entries(tables).filter(([name]) => name !== 'database').map(([, table]) => table));
     this.quarantine = new QuarantineService(quarantine, ownTables, (table, rows) => this.insertNow(table, rows));
   }
@@ -122,13 +123,24 @@ export class Storage {
     return this.writeBehind?.handles(table) ? this.writeBehind.watch(table, listener) : undefined;
   }
 
-  /** Resolves once every insert this process acknowledged is in the engine (reads do this first). */
+  /** Resolves once every insert this process acknowledged is in the engine (statements that can see them wait for this first). */
   async settled(): Promise<void> {
     await this.writeBehind?.settled();
   }
 
+  /**
+   * What a read waits for first: every acknowledged append if it can see them, else only the
+   * log's replay at start (nothing runs before the engine holds what the last run logged).
+   * Statements that change the engine (`command`, `insertSelect`) always wait for every append.
+   */
+  private async settledFor(sql: string): Promise<void> {
+    if (!this.writeBehind) return;
+    if (this.seesAppends(sql)) await this.writeBehind.settled();
+    else await this.writeBehind.ready;
+  }
+
   async query<T>(sql: string, params: QueryParams = {}): Promise<T[]> {
-    await this.settled();
+    await this.settledFor(sql);
     const gate = gates.get(this.client);
     return gate ? gate.foreground(() => this.directQuery<T>(sql, params)) : this.directQuery<T>(sql, params);
   }
@@ -139,7 +151,7 @@ export class Storage {
    * runs statements side by side: no wait.
    */
   async backgroundQuery<T>(sql: string, params: QueryParams = {}): Promise<T[]> {
-    await this.settled();
+    await this.settledFor(sql);
     const gate = gates.get(this.client);
     return gate ? gate.background(() => this.directQuery<T>(sql, params)) : this.directQuery<T>(sql, params);
   }
@@ -204,7 +216,7 @@ export class Storage {
         throw mapStorageError(error);
       }
       // The append path batches many callers' turns in one insert: one refused row must not fail them all.
-      if (!WRITE_BEHIND_TABLES(this.tables).has(table)) throw mapStorageError(error);
+      if (!writeBehindTables(this.tables).has(table)) throw mapStorageError(error);
       return this.insertIsolated(table, rows);
     }
   }
@@ -267,7 +279,7 @@ function writeBehindFor(
 ): { writeBehind: WriteBehind; release: () => Promise<void> } {
   const { value, release } = writeBehinds.acquire(walDir, () =>
     new WriteBehind(new WriteAheadLog(walDir), engineCalls(client), {
-      tables: WRITE_BEHIND_TABLES(tables),
+      tables: writeBehindTables(tables),
       maxPendingBytes: 64 * 1024 * 1024,
       retryMs: 1000,
       quarantine,

@@ -2,8 +2,10 @@ import { LoomError } from '@loom/contracts';
 import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openTestStorage, transcriptRow, workerDataDir } from '../../../testing/src/storage.harness';
-import type { Storage } from '../storage';
+import { openTestStorage, transcriptRow, uniqueDatabase, workerDataDir } from '../../../testing/src/storage.harness';
+import { runMigrations } from '../migrations.runner';
+import { Storage } from '../storage';
+import { appendFedTables, writeBehindTables } from './append-visibility';
 import { WriteAheadLog } from './write-ahead-log';
 import { WriteBehind, type EngineCalls } from './write-behind';
 import { WriteQuarantine } from '../quarantine/write-quarantine';
@@ -152,6 +154,56 @@ describe('write-behind on the embedded engine (acknowledged once logged, flushed
     expect(inserts).toBe(1);
     expect(await rowCounts(storage)).toEqual({ rows: 3, keys: 3 });
     await wb.close();
+  });
+
+  it('CONV-APPEND-06: a read of a table written directly does not wait for the flush; a read of the transcript still sees every acknowledged append', async () => {
+    const database = uniqueDatabase();
+    const slow = Storage.open({ database, dataDir: workerDataDir(), writeBehind: { flushIntervalMs: 60_000 } });
+    try {
+      await runMigrations(slow);
+      const { tables } = slow;
+      await slow.insert(tables.namespaces, [{ namespace: 'ns', conversation_logging_enabled: true, updated_at: '2026-12-07 12:00:00.000', version: 1 }]);
+      for (let i = 0; i < 3; i += 1) await slow.insert(tables.conversations, [turn(i)]);
+      const inEngine = async (): Promise<number> =>
+        Number((await (await slow.client.query({ query: `SELECT count() AS n FROM ${tables.conversations}`, format: 'JSONEachRow' })).json<{ n: string }>())[0]!.n);
+      // The recording switch's read answers from the engine as it is: the appends stay in the log.
+      const switchRows = await slow.query<{ enabled: boolean }>(`SELECT conversation_logging_enabled AS enabled FROM ${tables.namespaces} FINAL WHERE namespace = {ns:String}`, { ns: 'ns' });
+      expect(switchRows.map((r) => Boolean(r.enabled))).toEqual([true]);
+      expect(await inEngine()).toBe(0);
+      // A read that can see the appends flushes them first.
+      const [counted] = await slow.query<{ n: string }>(`SELECT count() AS n FROM ${tables.conversations}`);
+      expect(Number(counted!.n)).toBe(3);
+      expect(await inEngine()).toBe(3);
+    } finally {
+      await slow.command(`DROP DATABASE IF EXISTS ${database}`);
+      await slow.close();
+      rmSync(join(workerDataDir(), 'wal', database), { recursive: true, force: true });
+    }
+  });
+
+  it('CONV-APPEND-06: every view over the write-behind tables writes a table that reads wait for (append-fed tables match the migrations)', async () => {
+    const views = await storage.query<{ create_table_query: string }>(
+      `SELECT create_table_query FROM system.tables WHERE database = {db:String} AND engine = 'MaterializedView'`,
+      { db: storage.tables.database },
+    );
+    expect(views.length).toBeGreaterThan(0);
+    // Follow views transitively from the write-behind tables: every table reached must be one reads wait for.
+    const edges = views.map((v) => ({
+      target: /\bTO\s+([\w.]+)/i.exec(v.create_table_query)?.[1],
+      sources: [...v.create_table_query.matchAll(/\b(?:FROM|JOIN)\s+([\w.]+)/gi)].map((m) => m[1]!),
+    }));
+    const fed = new Set(writeBehindTables(storage.tables));
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const edge of edges) {
+        if (edge.target && !fed.has(edge.target) && edge.sources.some((s) => fed.has(s))) {
+          fed.add(edge.target);
+          grew = true;
+        }
+      }
+    }
+    expect(fed.size).toBeGreaterThan(2);
+    expect([...fed].sort()).toEqual([...appendFedTables(storage.tables)].sort());
   });
 
   it('bounds memory: past maxPendingBytes an insert waits for the flush instead of queueing more', async () => {
