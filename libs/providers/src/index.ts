@@ -5,6 +5,7 @@ export {
   type EmbeddingProviderConfig,
 } from './embedding/embedding.provider';
 export { HashedEmbeddingProvider, HASHED_DEFAULT_DIMS } from './embedding/hashed.provider';
+export { ThreadedHashedEmbeddingProvider } from './embedding/threaded-hashed.provider';
 export {
   OpenAiEmbeddingProvider,
   OPENAI_MAX_INPUTS_PER_REQUEST,

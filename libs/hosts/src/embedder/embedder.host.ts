@@ -1,7 +1,7 @@
 import { QueueGroups } from '@loom/contracts';
 import { EmbedBatcher, EmbedController, EMBED_BATCHER, EMBEDDER_METRICS } from '@loom/embedding';
 import { createLogger, installTracing, loadConfigSections, LoomMetrics, type Logger, type LoomConfig } from '@loom/platform';
-import { createEmbeddingProvider, type EmbeddingProvider } from '@loom/providers';
+import { createEmbeddingProvider, ThreadedHashedEmbeddingProvider, type EmbeddingProvider } from '@loom/providers';
 import { InProcessServer, NatsLink } from '@loom/transport';
 import { serviceModule, serviceReadiness, startService, type RunningService } from '../shared/service-host';
 
@@ -21,6 +21,7 @@ export function embeddingProviderFor(config: Pick<LoomConfig, 'embeddings'>): Em
   return createEmbeddingProvider({
     provider: config.embeddings.provider,
     timeoutMs: config.embeddings.timeoutMs,
+    thread: config.embeddings.thread,
     ...(config.embeddings.baseUrl ? { baseUrl: config.embeddings.baseUrl } : {}),
     ...(config.embeddings.model ? { model: config.embeddings.model } : {}),
     ...(config.embeddings.apiKey ? { apiKey: config.embeddings.apiKey } : {}),
@@ -59,8 +60,11 @@ export async function startEmbedder(
     transport: link ? { link, options: { queue: QueueGroups.embedder } } : { strategy: new InProcessServer() },
     release: async () => {
       await link?.close();
+      // A provider made here is this embedder's to stop (the hashed one may hold a thread).
+      if (!options.provider) await (provider as { close?: () => Promise<void> }).close?.();
     },
   });
-  logger.info({ provider: provider.name, model: provider.model, transport: link ? 'nats' : 'in-process', metrics_port: options.serveMetricsOnPort ?? null }, 'embedder serving');
+  const threaded = provider instanceof ThreadedHashedEmbeddingProvider && provider.threaded;
+  logger.info({ provider: provider.name, model: provider.model, thread: threaded, transport: link ? 'nats' : 'in-process', metrics_port: options.serveMetricsOnPort ?? null }, 'embedder serving');
   return { ...service, provider };
 }

@@ -137,6 +137,13 @@ describe('loadConfig', () => {
     expect(ConfigVariables.find((v) => v.name === 'LOOM_WRITE_BEHIND_FLUSH_MS')?.default).toBe('200');
   });
 
+  it('CONV-EMBED-01 [LOOM_EMBEDDINGS_THREAD]: the hashed embedder runs on a worker thread by default; false turns it off, and a non-boolean fails the start naming it', () => {
+    expect(loadConfig({}).embeddings.thread).toBe(true);
+    expect(loadConfig({ LOOM_EMBEDDINGS_THREAD: 'false' }).embeddings.thread).toBe(false);
+    expect(() => loadConfig({ LOOM_EMBEDDINGS_THREAD: 'sometimes' })).toThrow(/LOOM_EMBEDDINGS_THREAD must be true or false/);
+    expect(ConfigVariables.find((v) => v.name === 'LOOM_EMBEDDINGS_THREAD')?.default).toBe('true');
+  });
+
   it('SETTINGS-05: retention and warm tiering of transcripts are opt-in: both default to 0 (keep forever, never move)', () => {
     expect(loadConfig({}).retention).toEqual({ days: 0, warmDays: 0 });
     expect(loadConfig({ LOOM_RETENTION_CONVERSATIONS_DAYS: '90', LOOM_TIERING_CONVERSATIONS_WARM_DAYS: '30' }).retention).toEqual({ days: 90, warmDays: 30 });

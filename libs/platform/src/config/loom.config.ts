@@ -45,6 +45,8 @@ export interface LoomConfig {
     apiKey: string | undefined;
     dims: number | undefined;
     timeoutMs: number;
+    /** hashed only: embed on a worker thread, off the serving thread (ThreadedHashedEmbeddingProvider). */
+    thread: boolean;
   };
   embedder: { maxBatch: number; lingerMs: number; concurrency: number; metricsPort: number };
   /** How long a gateway waits for the embedder before failing open. */
@@ -117,6 +119,7 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
   { name: 'LOOM_EMBEDDINGS_API_KEY', default: '(unset)', meaning: 'API key of that endpoint (never logged)' },
   { name: 'LOOM_EMBEDDINGS_DIMS', default: '384 (hashed)', meaning: 'vector size of the hashed provider, or requested dimensions for openai' },
   { name: 'LOOM_EMBEDDINGS_TIMEOUT_MS', default: '10000', meaning: 'provider call timeout in the embedder' },
+  { name: 'LOOM_EMBEDDINGS_THREAD', default: 'true', meaning: 'hashed only: embed on a worker thread of the embedder, so the serving thread (the gateway\'s, in `loom up`) does not; the vectors are the same either way' },
   { name: 'LOOM_EMBED_REQUEST_TIMEOUT_MS', default: '15000', meaning: 'how long an append or search waits for the embedder before failing open' },
   { name: 'LOOM_EMBEDDER_MAX_BATCH', default: '64', meaning: 'most texts the embedder sends to its provider in one call' },
   { name: 'LOOM_EMBEDDER_LINGER_MS', default: '0', meaning: 'extra wait to gather concurrent requests into one batch; 0 is group commit (idle: at once; busy: texts that arrive while calls run share the next call)' },
@@ -370,7 +373,7 @@ export function loadConfigSections<K extends ConfigSection>(
       if (provider === 'openai' && !model) problems.push('LOOM_EMBEDDINGS_MODEL is required when LOOM_EMBEDDINGS_PROVIDER=openai');
       const dimsRaw = str('LOOM_EMBEDDINGS_DIMS');
       const dims = dimsRaw === undefined ? undefined : int('LOOM_EMBEDDINGS_DIMS', 384, 8, 8192);
-      return { provider, baseUrl, model, apiKey: str('LOOM_EMBEDDINGS_API_KEY'), dims, timeoutMs: int('LOOM_EMBEDDINGS_TIMEOUT_MS', 10_000, 100, 600_000) };
+      return { provider, baseUrl, model, apiKey: str('LOOM_EMBEDDINGS_API_KEY'), dims, timeoutMs: int('LOOM_EMBEDDINGS_TIMEOUT_MS', 10_000, 100, 600_000), thread: bool('LOOM_EMBEDDINGS_THREAD', true) };
     },
     embedder: () => ({
       maxBatch: int('LOOM_EMBEDDER_MAX_BATCH', 64, 1, 2048),

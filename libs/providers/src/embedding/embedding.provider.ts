@@ -1,6 +1,7 @@
 import { EmbeddingProviderError } from './embedding.errors';
 import { HashedEmbeddingProvider } from './hashed.provider';
 import { OpenAiEmbeddingProvider } from './openai.provider';
+import { ThreadedHashedEmbeddingProvider } from './threaded-hashed.provider';
 import { UniversalSentenceEncoderProvider, USE_DIMS } from './use.provider';
 
 export { EmbeddingProviderError } from './embedding.errors';
@@ -23,12 +24,14 @@ export interface EmbeddingProviderConfig {
   apiKey?: string;
   dims?: number;
   timeoutMs?: number;
+  /** hashed only: embed on a worker thread (same vectors, off the caller's thread). */
+  thread?: boolean;
 }
 
 export function createEmbeddingProvider(config: EmbeddingProviderConfig): EmbeddingProvider {
   switch (config.provider) {
     case 'hashed':
-      return new HashedEmbeddingProvider(config.dims);
+      return config.thread ? new ThreadedHashedEmbeddingProvider(config.dims) : new HashedEmbeddingProvider(config.dims);
     case 'openai': {
       if (!config.baseUrl || !config.model) {
         throw new EmbeddingProviderError('The openai embedding provider needs both baseUrl and model', false);
