@@ -195,6 +195,27 @@ describe('KeptPostings catch-up and budget [ADR 0039]', () => {
     throw new Error('the copy was never read');
   };
 
+  it('[ADR 0039] a copy too far behind is not caught up on a search: the engine ranks it while the copy is read again, then the copy holds every turn', async () => {
+    const ns = uniqueNamespace();
+    await seed(ns, 6);
+    // The bound is 3 rows here (20,000 by default), and no margin (every append is awaited).
+    const k = new KeptPostings(storage(), { minCatchUp: 3, marginMicros: 0 });
+    const words = queryTerms('quokka');
+    await rankerOf(k, ns, words);
+    const burst = async (from: number, n: number) => {
+      for (let i = from; i < from + n; i += 1) await loom.admin.ok('conversation.append', { namespace: ns, thread_id: 'burst', msg_id: `b${i}`, role: 'user', content: `quokka burst ${i}` });
+    };
+    await burst(0, 2);
+    const near = await k.ranker([ns], words, BM25);
+    expect(near?.rank({}, 10).map((r) => r.msg_id).sort()).toEqual(['b0', 'b1']);
+    await burst(2, 4);
+    expect(await k.ranker([ns], words, BM25)).toBeUndefined();
+    await k.settled();
+    const reread = await k.ranker([ns], words, BM25);
+    expect(reread?.rank({}, 10).map((r) => r.msg_id).sort()).toEqual(['b0', 'b1', 'b2', 'b3', 'b4', 'b5']);
+    await k.close();
+  });
+
   it('[ADR 0039] a row that lands with a version older than the margin is found after the count check reads the copy again', async () => {
     const ns = uniqueNamespace();
     await seed(ns, 6);

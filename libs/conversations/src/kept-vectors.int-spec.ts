@@ -4,6 +4,7 @@ import { ControllableProvider, startOpenAiCompatibleServer, runGeneratedWrites, 
 import { EmbeddingClient } from './embedding/embedding.client';
 import { SearchService } from './search/search.service';
 import { KeptVectors } from './search/kept-vectors';
+import { SharedCatchUp } from './search/shared-catch-up';
 import { quantize } from './search/vector-ranking';
 
 type Hit = { msg_id: string; score: number; excerpt: string };
@@ -307,6 +308,28 @@ describe('KeptVectors catch-up and budget [ADR 0038]', () => {
     await k.settled();
     const reread = await k.ranker([ns], model);
     expect(reread?.candidates(query, {}, 10).map((c) => c.msg_id)).toEqual(expect.arrayContaining(['m0', 'late']));
+  });
+
+  it('[ADR 0038] a copy too far behind is not caught up on a search: the engine ranks it while the copy is read again, then the copy holds every row', async () => {
+    const ns = uniqueNamespace();
+    await seed(ns, 6);
+    // The bound is 3 rows here (20,000 by default), and no margin (every append is awaited): a burst above it must not be read on a search's time.
+    const k = new KeptVectors(storage(), { minCatchUp: 3, marginMicros: 0, catchUp: new SharedCatchUp(storage()) });
+    await rankerOf(k, ns);
+    const burst = async (from: number, n: number) => {
+      for (let i = from; i < from + n; i += 1) await loom.admin.ok('conversation.append', { namespace: ns, thread_id: 'burst', msg_id: `b${i}`, role: 'user', content: `${TOPICS[i % TOPICS.length]} burst ${i}` });
+    };
+    await burst(0, 2);
+    const near = await k.ranker([ns], model);
+    // Within the bound the catch-up applies: both new rows rank on the copy.
+    expect(near?.candidates(await queryOf(`${TOPICS[1]} burst 1`), {}, 1).map((c) => c.msg_id)).toEqual(['b1']);
+    await burst(2, 4);
+    expect(await k.ranker([ns], model)).toBeUndefined();
+    await k.settled();
+    const reread = await k.ranker([ns], model);
+    expect(reread?.candidates(await queryOf(`${TOPICS[5]} burst 5`), {}, 1).map((c) => c.msg_id)).toEqual(['b5']);
+    expect(k.held()).toEqual({ namespaces: 1, rows: 12 });
+    await k.close();
   });
 
   it('[ADR 0038] a namespace over the budget is not kept, and the least recently used copy makes room', async () => {

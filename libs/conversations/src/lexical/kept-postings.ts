@@ -2,7 +2,7 @@ import type { Storage } from '@loom/clickhouse';
 import type { TurnRole } from '@loom/contracts';
 import type { Logger } from '@loom/platform';
 import { keptTurnKey, type KeptHit } from '../rows';
-import type { SharedCatchUp } from '../search/shared-catch-up';
+import { catchUpLimit, type CatchUp, type SharedCatchUp } from '../search/shared-catch-up';
 
 /**
  * Every posting of a namespace, kept in this process so that the lexical (BM25) leg ranks here
@@ -50,6 +50,8 @@ export interface KeptPostingsOptions {
   retentionDays: number;
   /** The catch-up statement shared with the kept vectors (ADR 0040); without it each catch-up is this copy's own statement. */
   catchUp?: SharedCatchUp | undefined;
+  /** The least a search's catch-up reads before the copy counts as too far behind (`catchUpLimit`; tests lower it). */
+  minCatchUp?: number;
   now?: () => number;
   logger?: Logger | undefined;
 }
@@ -351,7 +353,14 @@ export class KeptPostings {
       corpora.push(corpus);
     }
     if (corpora.length < namespaces.length) return undefined;
-    await this.catchUp(corpora, notBefore);
+    if (!(await this.catchUp(corpora, notBefore))) {
+      // Too far behind to catch up on a search's time: read again in the background, the engine ranks meanwhile.
+      for (const corpus of corpora) {
+        this.drop(corpus);
+        this.startLoad(corpus.namespace);
+      }
+      return undefined;
+    }
     // Dropped by the budget while catching up (it grew past it): the engine ranks this search.
     if (!corpora.every((c) => this.corpora.get(c.namespace) === c)) return undefined;
     const asked = [...new Set(terms)];
@@ -365,8 +374,9 @@ export class KeptPostings {
   }
 
   /** Brings the copies up to date: the embedding rows written since each was read, as conversation_terms_writer derives their postings. */
-  private async catchUp(corpora: readonly Corpus[], notBefore?: number): Promise<void> {
-    const { rows, at } = await this.readSince(corpora, notBefore);
+  private async catchUp(corpora: readonly Corpus[], notBefore?: number): Promise<boolean> {
+    const { rows, at, complete } = await this.readSince(corpora, notBefore);
+    if (!complete) return false;
     const byNamespace = new Map<string, SourceRow[]>();
     for (const row of rows) {
       const list = byNamespace.get(row.namespace);
@@ -384,19 +394,22 @@ export class KeptPostings {
     }
     this.fitBudget();
     this.checkCounts(corpora);
+    return true;
   }
 
   /** The embedding rows written since the copies were read (the shared statement's, when there is one), and when their statement began (µs). */
-  private async readSince(corpora: readonly Corpus[], notBefore?: number): Promise<{ rows: SourceRow[]; at: number }> {
+  private async readSince(corpora: readonly Corpus[], notBefore?: number): Promise<CatchUp<SourceRow>> {
     const since = Math.min(...corpora.map((c) => c.since()));
-    if (this.options.catchUp) return this.options.catchUp.read(corpora.map((c) => c.namespace), since, notBefore) as Promise<{ rows: SourceRow[]; at: number }>;
+    const limit = catchUpLimit(corpora.reduce((n, c) => n + c.slots.size, 0), this.options.minCatchUp);
+    if (this.options.catchUp) return this.options.catchUp.read(corpora.map((c) => c.namespace), since, notBefore, limit) as Promise<CatchUp<SourceRow>>;
     const at = this.now() * 1000;
     const rows = await this.storage.query<SourceRow>(
       `SELECT ${SOURCE_COLUMNS} FROM ${this.storage.tables.conversationEmbeddings}
-         WHERE namespace IN {kp_ns:Array(String)} AND version > {kp_since:UInt64}`,
-      { kp_ns: corpora.map((c) => c.namespace), kp_since: since },
+         WHERE namespace IN {kp_ns:Array(String)} AND version > {kp_since:UInt64}
+         LIMIT {kp_limit:UInt32}`,
+      { kp_ns: corpora.map((c) => c.namespace), kp_since: since, kp_limit: limit + 1 },
     );
-    return { rows, at };
+    return { rows, at, complete: rows.length <= limit };
   }
 
   /** Drops the least recently used copies until the held postings fit; a copy that alone does not fit is refused for a while. */

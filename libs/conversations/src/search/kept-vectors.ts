@@ -3,7 +3,7 @@ import type { TurnRole } from '@loom/contracts';
 import { keptTurnKey, type KeptHit } from '../rows';
 import type { Logger } from '@loom/platform';
 import { Int8Matrix } from './int8-dot';
-import type { SharedCatchUp } from './shared-catch-up';
+import { catchUpLimit, type CatchUp, type SharedCatchUp } from './shared-catch-up';
 import { candidatesFor, rankExact, type HandOverFilters } from './vector-ranking';
 
 /**
@@ -54,6 +54,8 @@ export interface KeptVectorsOptions {
   maxExactRows: number;
   /** The catch-up statement shared with the kept postings (ADR 0040); without it each catch-up is this copy's own statement. */
   catchUp?: SharedCatchUp | undefined;
+  /** The least a search's catch-up reads before the copy counts as too far behind (`catchUpLimit`; tests lower it). */
+  minCatchUp?: number;
   now?: () => number;
   logger?: Logger | undefined;
 }
@@ -385,7 +387,14 @@ export class KeptVectors {
       corpora.push(corpus);
     }
     if (corpora.length < namespaces.length) return undefined;
-    await this.catchUp(corpora, model, notBefore);
+    if (!(await this.catchUp(corpora, model, notBefore))) {
+      // Too far behind to catch up on a search's time: read again in the background, the engine ranks meanwhile.
+      for (const corpus of corpora) {
+        this.drop(corpus);
+        this.startLoad(corpus.namespace, model);
+      }
+      return undefined;
+    }
     return {
       candidates: (query, filters, pool) => rank(corpora, query, filters, pool),
       ...(corpora.every((c) => c.exactCopy) ? { hits: (query: ArrayLike<number>, vector: readonly number[], filters: HandOverFilters, limit: number, floor: number) => rankLive(corpora, query, vector, filters, limit, floor) } : {}),
@@ -401,25 +410,28 @@ export class KeptVectors {
    * The rows of `model` that landed since each copy was last read (versions above its `since()`;
    * the shared statement's, when there is one), and when their statement began (µs).
    */
-  private async readSince(corpora: readonly Corpus[], model: string, notBefore?: number): Promise<{ rows: KeptRow[]; at: number }> {
+  private async readSince(corpora: readonly Corpus[], model: string, notBefore?: number): Promise<CatchUp<KeptRow>> {
     const since = Math.max(0, Math.min(...corpora.map((c) => c.since())));
+    const limit = catchUpLimit(corpora.reduce((n, c) => n + c.rows, 0), this.options.minCatchUp);
     const shared = this.options.catchUp;
     if (shared) {
-      const read = await shared.read(corpora.map((c) => c.namespace), since, notBefore);
-      return { rows: read.rows.filter((r) => r.model === model && r.embed_error === '') as KeptRow[], at: read.at };
+      const read = await shared.read(corpora.map((c) => c.namespace), since, notBefore, limit);
+      return { rows: read.rows.filter((r) => r.model === model && r.embed_error === '') as KeptRow[], at: read.at, complete: read.complete };
     }
     const at = this.now() * 1000;
     const rows = await this.storage.query<KeptRow>(
       `SELECT ${corpora.some((c) => c.exactCopy) ? EXACT_COLUMNS : ROW_COLUMNS} FROM ${this.storage.tables.conversationEmbeddings}
-         WHERE namespace IN {kept_ns:Array(String)} AND model = {kept_model:String} AND embed_error = '' AND version > {kept_since:UInt64}`,
-      { kept_ns: corpora.map((c) => c.namespace), kept_model: model, kept_since: since },
+         WHERE namespace IN {kept_ns:Array(String)} AND model = {kept_model:String} AND embed_error = '' AND version > {kept_since:UInt64}
+         LIMIT {kept_limit:UInt32}`,
+      { kept_ns: corpora.map((c) => c.namespace), kept_model: model, kept_since: since, kept_limit: limit + 1 },
     );
-    return { rows, at };
+    return { rows, at, complete: rows.length <= limit };
   }
 
-  /** Applies a catch-up's rows to the copies, and reads superseded versions away when it is time. */
-  private async catchUp(corpora: readonly Corpus[], model: string, notBefore?: number): Promise<void> {
-    const { rows, at } = await this.readSince(corpora, model, notBefore);
+  /** Applies a catch-up's rows to the copies, and reads superseded versions away when it is time; false (nothing applied) when too many rows landed since. */
+  private async catchUp(corpora: readonly Corpus[], model: string, notBefore?: number): Promise<boolean> {
+    const { rows, at, complete } = await this.readSince(corpora, model, notBefore);
+    if (!complete) return false;
     const byNamespace = new Map(corpora.map((c) => [c.namespace, c]));
     const fresh = new Map<Corpus, KeptRow[]>();
     for (const row of rows) {
@@ -440,6 +452,7 @@ export class KeptVectors {
       }
     }
     this.checkCounts(corpora, model);
+    return true;
   }
 
   /**

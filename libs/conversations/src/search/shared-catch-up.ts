@@ -46,12 +46,39 @@ const COLUMNS = `namespace, thread_id, msg_id, agent, role, run_id, user_id, toS
   base64Encode(arrayStringConcat(arrayMap(x -> char(x + 128), embedding_q8))) AS q8, embedding_scale AS scale,
   arrayStringConcat(arrayMap(x -> hex(x), embedding)) AS f32`;
 
+/**
+ * What a catch-up brings back. `complete` is false when more rows landed since the position than
+ * the request's limit: `rows` is then an arbitrary part of them, and the copies must be read again
+ * in full (in the background) rather than caught up on a search's time.
+ */
+export interface CatchUp<Row = CatchUpRow> {
+  rows: Row[];
+  at: number;
+  complete: boolean;
+}
+
+/** The bound for copies of up to 200,000 rows (about 2 s of a search's time at worst). */
+export const MIN_CATCH_UP_LIMIT = 20_000;
+
+/**
+ * The most rows one search's catch-up reads, for copies holding `keptRows` rows together. A burst
+ * of appends (an import, or the bench's 900,000 turns into a namespace kept at 100,000) once made
+ * the next search read every one of them in the foreground: about 0.1 ms a row, 10 s at 90,000 and
+ * past the HTTP server's 300 s timeout at 900,000. Beyond the bound the copy is read again in the
+ * background while the engine ranks, as for a namespace never searched. A tenth of the copy, so
+ * that what lands during a full read (about 66 s at 1M) does not send the next search back to one.
+ */
+export function catchUpLimit(keptRows: number, min: number = MIN_CATCH_UP_LIMIT): number {
+  return Math.max(min, Math.ceil(keptRows / 10));
+}
+
 interface Read {
   namespaces: ReadonlySet<string>;
   from: number;
+  limit: number;
   /** performance.now() when the statement was sent. */
   startedAt: number;
-  result: Promise<{ rows: CatchUpRow[]; at: number }>;
+  result: Promise<CatchUp>;
 }
 
 /** How long a read stays reusable (ms): only requests of searches that began before it started reuse it, so this only bounds the list. */
@@ -68,21 +95,26 @@ export class SharedCatchUp {
   /**
    * The embedding rows of `namespaces` with a version above `since` (and perhaps some at or below
    * it), and the wall-clock µs at which their statement began. `notBefore` (performance.now() when
-   * the asking search began): a read that began earlier is not reused.
+   * the asking search began): a read that began earlier is not reused. At most `limit` rows: past
+   * it the answer is not `complete`.
    */
-  read(namespaces: readonly string[], since: number, notBefore: number = performance.now()): Promise<{ rows: CatchUpRow[]; at: number }> {
+  async read(namespaces: readonly string[], since: number, notBefore: number = performance.now(), limit: number = MIN_CATCH_UP_LIMIT): Promise<CatchUp> {
     const reusable = this.reads.find((r) => r.startedAt >= notBefore && r.from <= since && namespaces.every((ns) => r.namespaces.has(ns)));
-    if (reusable) return reusable.result;
+    if (reusable) {
+      const got = await reusable.result;
+      // A read cut at a smaller limit cannot answer a larger one; anything else it can.
+      if (got.complete || reusable.limit >= limit) return got;
+    }
     const from = Math.max(0, since);
     const at = this.now() * 1000;
     const startedAt = performance.now();
     const result = this.storage
-      .query<CatchUpRow>(`SELECT ${COLUMNS} FROM ${this.storage.tables.conversationEmbeddings} WHERE namespace IN {cu_ns:Array(String)} AND version > {cu_since:UInt64}`, {
-        cu_ns: [...new Set(namespaces)],
-        cu_since: from,
-      })
-      .then((rows) => ({ rows, at }));
-    const read: Read = { namespaces: new Set(namespaces), from, startedAt, result };
+      .query<CatchUpRow>(
+        `SELECT ${COLUMNS} FROM ${this.storage.tables.conversationEmbeddings} WHERE namespace IN {cu_ns:Array(String)} AND version > {cu_since:UInt64} LIMIT {cu_limit:UInt32}`,
+        { cu_ns: [...new Set(namespaces)], cu_since: from, cu_limit: limit + 1 },
+      )
+      .then((rows) => ({ rows, at, complete: rows.length <= limit }));
+    const read: Read = { namespaces: new Set(namespaces), from, limit, startedAt, result };
     // A failed read is not reused: the next request sends its own.
     result.catch(() => (this.reads = this.reads.filter((r) => r !== read)));
     this.reads = [read, ...this.reads.filter((r) => startedAt - r.startedAt < REUSE_MS)].slice(0, 16);
