@@ -51,6 +51,10 @@ export interface ConversationPlaneOptions {
   keptVectors?: number;
   /** LOOM_SEARCH_KEPT_EXACT_VECTORS: of those, rows kept with their Float32 vectors (ADR 0040); absent: the default, 0: none. */
   keptExactVectors?: number;
+  /** LOOM_SEARCH_KEPT_FILE_VECTORS: of the others, rows kept with their Float32 vectors in a file (ADR 0043); absent: the default, 0: none. */
+  keptFileVectors?: number;
+  /** LOOM_SEARCH_KEPT_FILE_DIR: where those files go; absent: the system temp directory. */
+  keptFileDir?: string | undefined;
   /** LOOM_SEARCH_KEPT_POSTINGS: postings lexical search keeps in memory (ADR 0039, ADR 0041); absent: the default, 0: none. */
   keptPostings?: number;
 }
@@ -99,6 +103,8 @@ export function createConversationPlane(options: ConversationPlaneOptions): Conv
     catchUp,
     ...(options.keptVectors === undefined ? {} : { maxRows: options.keptVectors }),
     ...(options.keptExactVectors === undefined ? {} : { maxExactRows: options.keptExactVectors }),
+    ...(options.keptFileVectors === undefined ? {} : { maxFileRows: options.keptFileVectors }),
+    ...(options.keptFileDir === undefined ? {} : { fileDir: options.keptFileDir }),
   });
   const keptPostings = new KeptPostings(storage, {
     logger: options.logger,

@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ALL_AGENTS, type SearchTurnsRequest } from '@loom/contracts';
 import { HashedEmbeddingProvider } from '@loom/providers';
 import { ControllableProvider, startOpenAiCompatibleServer, runGeneratedWrites, startTestLoom, tombstoneTurn, uniqueNamespace, type OpenAiCompatibleServer, type TestLoom } from '../../testing/src';
@@ -23,13 +26,21 @@ const TOPICS = [
  * gateway. Whatever the copy holds, the answer must be the engine path's: the same hits, scores
  * and excerpts, and nothing that was removed.
  */
-describe('Vector search over kept vectors [ADR 0038]', () => {
+/** Where the exact copies of these small namespaces keep their Float32 vectors: in memory (the default at this size), or in a file (ADR 0043). */
+const fileDir = mkdtempSync(join(tmpdir(), 'loom-kept-files-'));
+const stores = [
+  { store: 'memory', env: {} },
+  { store: 'file', env: { LOOM_SEARCH_KEPT_EXACT_VECTORS: '0', LOOM_SEARCH_KEPT_FILE_DIR: fileDir } },
+];
+afterAll(() => rmSync(fileDir, { recursive: true, force: true }));
+
+describe.each(stores)('Vector search over kept vectors, exact copies in $store [ADR 0038, ADR 0043]', ({ store, env }) => {
   let llm: OpenAiCompatibleServer;
   let loom: TestLoom;
   let ns: string;
   beforeAll(async () => {
     llm = await startOpenAiCompatibleServer({ chat: () => 'Summary: the pelican rollout moved to ledger v2.' });
-    loom = await startTestLoom({ provider: new ControllableProvider(), env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'summaries', LOOM_CONVERSATION_TITLER_ENABLED: 'false' } });
+    loom = await startTestLoom({ provider: new ControllableProvider(), env: { LOOM_LLM_BASE_URL: llm.baseUrl, LOOM_LLM_MODEL: 'summaries', LOOM_CONVERSATION_TITLER_ENABLED: 'false', ...env } });
   });
   beforeEach(async () => {
     ns = uniqueNamespace();
@@ -64,6 +75,9 @@ describe('Vector search over kept vectors [ADR 0038]', () => {
     await runtime.plane.search.search(scope, agent, input);
     await kept().settled();
     expect(kept().holds(ns, new HashedEmbeddingProvider().model)).toBe(true);
+    // Every copy of this suite is exact, in the store under test; a file copy leaves no file behind.
+    expect(kept().held().fileRows > 0).toBe(store === 'file');
+    expect(readdirSync(fileDir)).toEqual([]);
     return { engine: await engineOnly.search(scope, agent, input), fromCopy: await runtime.plane.search.search(scope, agent, input) };
   };
 
@@ -225,10 +239,10 @@ describe('Vector search over kept vectors [ADR 0038]', () => {
     }
   });
 
-  it('CONV-SEARCH-01 CONV-SEARCH-03 [ADR 0040] a copy over LOOM_SEARCH_KEPT_EXACT_VECTORS re-scores in the engine and answers as the exact copy and the engine do', async () => {
+  it('CONV-SEARCH-01 CONV-SEARCH-03 [ADR 0040] a copy over LOOM_SEARCH_KEPT_EXACT_VECTORS and LOOM_SEARCH_KEPT_FILE_VECTORS re-scores in the engine and answers as the exact copy and the engine do', async () => {
     await seed(ns, 30);
     const runtime = loom.gateway.runtime;
-    const notExact = new KeptVectors(runtime.storage, { maxExactRows: 0 });
+    const notExact = new KeptVectors(runtime.storage, { maxExactRows: 0, maxFileRows: 0 });
     const viaEngineStage2 = new SearchService(runtime.storage, new EmbeddingClient(runtime.requests, 10_000), runtime.plane.settings, { statsMaxAgeMs: 0, retentionDays: 0, keptVectors: notExact });
     const scope = { all: false as const, namespaces: [ns] };
     try {
@@ -328,7 +342,7 @@ describe('KeptVectors catch-up and budget [ADR 0038]', () => {
     await k.settled();
     const reread = await k.ranker([ns], model);
     expect(reread?.candidates(await queryOf(`${TOPICS[5]} burst 5`), {}, 1).map((c) => c.msg_id)).toEqual(['b5']);
-    expect(k.held()).toEqual({ namespaces: 1, rows: 12 });
+    expect(k.held()).toEqual({ namespaces: 1, rows: 12, fileRows: 0 });
     await k.close();
   });
 
@@ -339,15 +353,15 @@ describe('KeptVectors catch-up and budget [ADR 0038]', () => {
     await seed(big, 9);
     const k = new KeptVectors(storage(), { maxRows: 8 });
     await rankerOf(k, a);
-    expect(k.held()).toEqual({ namespaces: 1, rows: 4 });
+    expect(k.held()).toEqual({ namespaces: 1, rows: 4, fileRows: 0 });
     await rankerOf(k, b);
-    expect(k.held()).toEqual({ namespaces: 2, rows: 8 });
+    expect(k.held()).toEqual({ namespaces: 2, rows: 8, fileRows: 0 });
     // `a` was used least recently: reading `c` of 4 rows drops it.
     await k.ranker([b], model);
     const c = uniqueNamespace();
     await seed(c, 4);
     await rankerOf(k, c);
-    expect(k.held()).toEqual({ namespaces: 2, rows: 8 });
+    expect(k.held()).toEqual({ namespaces: 2, rows: 8, fileRows: 0 });
     expect(await k.ranker([a], model)).toBeUndefined();
     expect(await k.ranker([b], model)).toBeDefined();
     // Over the budget alone: never kept, the engine path answers.
@@ -381,6 +395,59 @@ describe('KeptVectors catch-up and budget [ADR 0038]', () => {
     expect(await k.ranker([ns], model)).toBeUndefined();
     await k.settled();
     expect(await k.ranker([ns], model)).toBeUndefined();
-    expect(k.held()).toEqual({ namespaces: 0, rows: 0 });
+    expect(k.held()).toEqual({ namespaces: 0, rows: 0, fileRows: 0 });
+  });
+
+  /** This process's open descriptors on files of `dir` (unlinked ones included), from /proc. */
+  const openFilesIn = (dir: string): number =>
+    readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`).startsWith(`${dir}/`);
+      } catch {
+        return false;
+      }
+    }).length;
+
+  it('[ADR 0043] a copy over LOOM_SEARCH_KEPT_EXACT_VECTORS keeps its Float32 vectors in an unlinked file: ranked exactly here, its file closed when the copy is dropped or the store closes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loom-kept-file-'));
+    const ns = uniqueNamespace();
+    await seed(ns, 5);
+    const k = new KeptVectors(storage(), { maxExactRows: 0, fileDir: dir, releaseAfterMs: 0 });
+    try {
+      const ranker = await rankerOf(k, ns);
+      expect(ranker.hits).toBeDefined();
+      expect(k.held()).toEqual({ namespaces: 1, rows: 5, fileRows: 5 });
+      expect(readdirSync(dir)).toEqual([]);
+      expect(openFilesIn(dir)).toBe(1);
+      const vector = (await new HashedEmbeddingProvider().embed([`${TOPICS[2]} #2`]))[0]!;
+      expect(ranker.hits!(quantize(vector), vector, {}, 1, 0).map((h) => h.msg_id)).toEqual(['m2']);
+      // Dropped (a hit it vouched for was purged): its file closes once no search can hold it.
+      k.suspect(ns);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(openFilesIn(dir)).toBe(0);
+      await rankerOf(k, ns);
+      expect(openFilesIn(dir)).toBe(1);
+      await k.close();
+      expect(openFilesIn(dir)).toBe(0);
+    } finally {
+      await k.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('[ADR 0043] a file directory that cannot be written, or LOOM_SEARCH_KEPT_FILE_VECTORS=0: the copy is kept without Float32 vectors and re-scores in the engine', async () => {
+    const ns = uniqueNamespace();
+    await seed(ns, 3);
+    const warnings: string[] = [];
+    const logger = { warn: (_: unknown, message: string) => warnings.push(message), info: () => undefined } as never;
+    for (const options of [{ fileDir: join(tmpdir(), `loom-missing-${ns}`), logger }, { maxFileRows: 0 }]) {
+      const k = new KeptVectors(storage(), { maxExactRows: 0, ...options });
+      const ranker = await rankerOf(k, ns);
+      expect(ranker.hits).toBeUndefined();
+      expect(ranker.candidates(await queryOf(`${TOPICS[1]} #1`), {}, 1).map((c) => c.msg_id)).toEqual(['m1']);
+      expect(k.held()).toEqual({ namespaces: 1, rows: 3, fileRows: 0 });
+      await k.close();
+    }
+    expect(warnings).toEqual([expect.stringContaining('cannot keep Float32 vectors in a file (LOOM_SEARCH_KEPT_FILE_DIR')]);
   });
 });

@@ -1,8 +1,10 @@
+import { tmpdir } from 'node:os';
 import type { Storage } from '@loom/clickhouse';
 import type { TurnRole } from '@loom/contracts';
 import { keptTurnKey, type KeptHit } from '../rows';
 import type { Logger } from '@loom/platform';
 import { Int8Matrix } from './int8-dot';
+import { FLOAT32_BYTES_SQL, Float32File, Float32Rows, float32Bytes, type ExactVectors } from './exact-vectors';
 import { catchUpLimit, type CatchUp, type SharedCatchUp } from './shared-catch-up';
 import { candidatesFor, rankExact, type HandOverFilters } from './vector-ranking';
 
@@ -52,6 +54,15 @@ export interface KeptVectorsOptions {
   countEveryMs: number;
   /** At most how many rows all exact copies hold together (LOOM_SEARCH_KEPT_EXACT_VECTORS): a copy that fits also keeps Float32 vectors. */
   maxExactRows: number;
+  /**
+   * At most how many rows all exact copies kept on file hold together (LOOM_SEARCH_KEPT_FILE_VECTORS,
+   * ADR 0043): a copy over `maxExactRows` that fits keeps its Float32 vectors in a file of `fileDir`.
+   */
+  maxFileRows: number;
+  /** Where file copies keep their Float32 vectors (LOOM_SEARCH_KEPT_FILE_DIR); the files are unlinked at once. */
+  fileDir: string;
+  /** How long a dropped copy's file stays open, for a search that took its ranker just before the drop. */
+  releaseAfterMs: number;
   /** The catch-up statement shared with the kept postings (ADR 0040); without it each catch-up is this copy's own statement. */
   catchUp?: SharedCatchUp | undefined;
   /** The least a search's catch-up reads before the copy counts as too far behind (`catchUpLimit`; tests lower it). */
@@ -67,6 +78,9 @@ export const DEFAULT_KEPT_VECTORS: KeptVectorsOptions = {
   reloadAfterMs: 10 * 60_000,
   countEveryMs: 5_000,
   maxExactRows: 250_000,
+  maxFileRows: 1_000_000,
+  fileDir: tmpdir(),
+  releaseAfterMs: 30_000,
 };
 
 /** A stage-1 candidate: a row of the copy (one version of a turn). */
@@ -93,7 +107,7 @@ interface KeptRow {
   user_id: string;
   ts: string;
   deleted: boolean | number;
-  /** An exact copy's read only: the Float32 vector's bytes, hex. */
+  /** An exact copy's read only: the Float32 vector's bytes (`FLOAT32_BYTES_SQL`). */
   f32?: string;
 }
 
@@ -101,42 +115,9 @@ interface KeptRow {
 const ROW_COLUMNS = `namespace, thread_id, msg_id, agent, role, run_id, filters_changed, toString(version) AS v,
   base64Encode(arrayStringConcat(arrayMap(x -> char(x + 128), embedding_q8))) AS q8, embedding_scale AS scale,
   user_id, toString(ts) AS ts, deleted`;
-/**
- * An exact copy's rows also carry the Float32 vector as the hex of its bytes (`hex` of a Float32
- * is its little-endian memory, as this process reads it). Not `reinterpret(embedding, 'String')`:
- * ClickHouse servers before mid-2026 refuse to reinterpret an Array as a String.
- */
-const EXACT_COLUMNS = `${ROW_COLUMNS}, arrayStringConcat(arrayMap(x -> hex(x), embedding)) AS f32`;
+/** An exact copy's rows also carry the Float32 vector's bytes (`FLOAT32_BYTES_SQL`). */
+const EXACT_COLUMNS = `${ROW_COLUMNS}, ${FLOAT32_BYTES_SQL} AS f32`;
 
-
-/** Float32 rows in fixed-size chunks (a copy grows by appends; no chunk is ever copied). */
-class Float32Rows {
-  private static readonly CHUNK = 4_096;
-  private readonly chunks: Float32Array[] = [];
-  /** Each row's squared norm, in Float64 as the scoring sums it. */
-  readonly norms: number[] = [];
-
-  constructor(readonly dimensions: number) {}
-
-  append(bytes: Buffer): void {
-    const row = this.norms.length;
-    const at = row % Float32Rows.CHUNK;
-    if (at === 0) this.chunks.push(new Float32Array(Float32Rows.CHUNK * this.dimensions));
-    const target = this.chunks[this.chunks.length - 1]!;
-    new Uint8Array(target.buffer, at * this.dimensions * 4, this.dimensions * 4).set(bytes);
-    let norm = 0;
-    for (let i = at * this.dimensions, end = i + this.dimensions; i < end; i += 1) norm += target[i]! * target[i]!;
-    this.norms.push(norm);
-  }
-
-  /** The engine's `1 - cosineDistance(embedding, q)` over Float64: cosineDistance is 1 - dot / sqrt(|x|² |y|²). */
-  score(row: number, query: readonly number[], queryNorm: number): number {
-    const chunk = this.chunks[Math.floor(row / Float32Rows.CHUNK)]!;
-    let dot = 0;
-    for (let i = 0, at = (row % Float32Rows.CHUNK) * this.dimensions; i < this.dimensions; i += 1, at += 1) dot += chunk[at]! * query[i]!;
-    return 1 - (1 - dot / Math.sqrt(this.norms[row]! * queryNorm));
-  }
-}
 
 class Corpus {
   readonly threads: string[] = [];
@@ -154,8 +135,8 @@ class Corpus {
   readonly superseded: boolean[] = [];
   /** Each turn's latest row. */
   private readonly latest = new Map<string, number>();
-  /** Float32 vectors, in an exact copy. */
-  exact: Float32Rows | undefined;
+  /** Float32 vectors, in an exact copy: in memory, or in a file of their own (ADR 0043). */
+  exact: ExactVectors | undefined;
   /** key@version of the held rows a catch-up can return again (version above `since()`). */
   private recent = new Map<string, number>();
   private readonly strings = new Map<string, string>();
@@ -179,8 +160,11 @@ class Corpus {
     readonly model: string,
     now: number,
     private readonly marginMicros: number,
-    /** Whether this copy holds Float32 vectors (it fit LOOM_SEARCH_KEPT_EXACT_VECTORS when read). */
-    readonly exactCopy = false,
+    /**
+     * Where this copy keeps Float32 vectors: in memory (it fit LOOM_SEARCH_KEPT_EXACT_VECTORS when
+     * read) or in a file (it fit LOOM_SEARCH_KEPT_FILE_VECTORS, ADR 0043); none, not an exact copy.
+     */
+    readonly exactStore: { kind: 'memory' } | { kind: 'file'; file: Float32File } | undefined = undefined,
   ) {
     this.readAt = now;
     this.countedAt = now;
@@ -189,6 +173,16 @@ class Corpus {
 
   get rows(): number {
     return this.versions.length;
+  }
+
+  /** Whether this copy holds Float32 vectors and headers, so that its searches need no stage 2 in the engine. */
+  get exactCopy(): boolean {
+    return this.exactStore !== undefined;
+  }
+
+  /** Frees the Float32 vectors (a file's descriptor and disk blocks); the copy must not rank again. */
+  release(): void {
+    if (this.exactStore?.kind === 'file') this.exactStore.file.release();
   }
 
   /** The columns this copy's statements read. */
@@ -215,14 +209,14 @@ class Corpus {
       for (let i = 0; i < bytes.length; i += 1) vector[i] = bytes[i]! - 128;
       this.matrix ??= new Int8Matrix(vector.length);
       // A row of other dimensions cannot be of this model: a corrupt row is not ranked.
-      const f32 = this.exactCopy ? Buffer.from(row.f32 ?? '', 'hex') : undefined;
+      const f32 = this.exactCopy ? float32Bytes(row.f32 ?? '') : undefined;
       if (vector.length !== this.matrix.dimensions || (f32 && f32.length !== vector.length * 4)) {
         this.skipped += 1;
         continue;
       }
       const index = this.matrix.append(vector);
       if (f32) {
-        this.exact ??= new Float32Rows(vector.length);
+        this.exact ??= this.exactStore?.kind === 'file' ? this.exactStore.file : new Float32Rows(vector.length);
         this.exact.append(f32);
       }
       // Only an exact copy answers without stage 2, so only it keeps headers and latest versions.
@@ -325,6 +319,10 @@ export class KeptVectors {
   private closed = false;
   /** Count checks running. */
   private readonly checks = new Set<Promise<void>>();
+  /** Dropped copies whose files close after `releaseAfterMs`. */
+  private readonly retiring = new Map<Corpus, ReturnType<typeof setTimeout>>();
+  /** Until when (ms) no copy is kept on file: opening or writing one failed (a read-only or full disk). */
+  private filesRefusedUntil = -Infinity;
   /** Namespaces too large to keep, until when (ms) not to try again. */
   private readonly refused = new Map<string, number>();
   private readonly options: KeptVectorsOptions;
@@ -342,7 +340,13 @@ export class KeptVectors {
   async close(): Promise<void> {
     this.closed = true;
     await this.settled();
+    for (const corpus of this.corpora.values()) corpus.release();
     this.corpora.clear();
+    for (const [corpus, timer] of this.retiring) {
+      clearTimeout(timer);
+      corpus.release();
+    }
+    this.retiring.clear();
   }
 
   /** Full reads running now. */
@@ -355,11 +359,15 @@ export class KeptVectors {
     return this.corpora.has(JSON.stringify([namespace, model]));
   }
 
-  /** Rows held by all copies, and how many copies. */
-  held(): { namespaces: number; rows: number } {
+  /** Rows held by all copies, how many copies, and of those rows how many keep their Float32 vectors in a file. */
+  held(): { namespaces: number; rows: number; fileRows: number } {
     let rows = 0;
-    for (const c of this.corpora.values()) rows += c.rows;
-    return { namespaces: this.corpora.size, rows };
+    let fileRows = 0;
+    for (const c of this.corpora.values()) {
+      rows += c.rows;
+      if (c.exactStore?.kind === 'file') fileRows += c.rows;
+    }
+    return { namespaces: this.corpora.size, rows, fileRows };
   }
 
   /** Resolves when no full read or count check is running (tests and the bench wait for copies this way). */
@@ -443,7 +451,14 @@ export class KeptVectors {
       else fresh.set(corpus, [row]);
     }
     for (const corpus of corpora) {
-      if (corpus.add(fresh.get(corpus) ?? []) > 0) corpus.changed = true;
+      try {
+        if (corpus.add(fresh.get(corpus) ?? []) > 0) corpus.changed = true;
+      } catch (error) {
+        // A file copy's write failed (a full disk): the caller drops the copies and ranks in the engine.
+        if (!KeptVectors.fileError(error)) throw error;
+        this.refuseFiles(error);
+        return false;
+      }
       corpus.caughtUp(at);
       if (corpus.changed && this.now() - corpus.readAt > this.options.reloadAfterMs) {
         // Superseded versions pile up under writes: a fresh read sheds them (this copy serves meanwhile).
@@ -488,7 +503,23 @@ export class KeptVectors {
 
   private drop(corpus: Corpus): void {
     const key = JSON.stringify([corpus.namespace, corpus.model]);
-    if (this.corpora.get(key) === corpus) this.corpora.delete(key);
+    if (this.corpora.get(key) !== corpus) return;
+    this.corpora.delete(key);
+    this.retire(corpus);
+  }
+
+  /**
+   * Frees a dropped copy's file once no search can still hold it: a search takes its ranker and
+   * ranks in one turn of the event loop, so a delay of seconds is ample.
+   */
+  private retire(corpus: Corpus): void {
+    if (corpus.exactStore?.kind !== 'file' || this.retiring.has(corpus)) return;
+    const timer = setTimeout(() => {
+      this.retiring.delete(corpus);
+      corpus.release();
+    }, this.options.releaseAfterMs);
+    timer.unref();
+    this.retiring.set(corpus, timer);
   }
 
   private startLoad(namespace: string, model: string): void {
@@ -498,13 +529,17 @@ export class KeptVectors {
     const load = this.load(namespace, model)
       .then((corpus) => {
         const log = this.options.logger;
-        if (this.closed) return;
+        if (this.closed) {
+          corpus?.release();
+          return;
+        }
         if (!corpus) {
           log?.warn({ namespace, model, max_rows: this.options.maxRows }, 'namespace has more embedding rows than LOOM_SEARCH_KEPT_VECTORS: its vector search ranks in the engine (raise the setting to keep it)');
           return;
         }
         const kept = this.keep(key, corpus);
-        log?.info({ namespace, model, rows: corpus.rows, ms: this.now() - started, kept }, kept ? 'search keeps the namespace vectors in memory' : 'namespace vectors read but not kept: other namespaces fill LOOM_SEARCH_KEPT_VECTORS');
+        const exact = corpus.exactStore?.kind ?? 'none';
+        log?.info({ namespace, model, rows: corpus.rows, exact, ms: this.now() - started, kept }, kept ? `search keeps the namespace vectors in memory${exact === 'file' ? ', their Float32 values in a file' : ''}` : 'namespace vectors read but not kept: other namespaces fill LOOM_SEARCH_KEPT_VECTORS');
       })
       // A failed read (the engine restarting, the store closing) leaves the engine path in place; the next search tries again.
       .catch((error: unknown) => this.options.logger?.warn({ err: error, namespace }, 'reading namespace vectors for search failed; searches rank in the engine and the next one tries again'))
@@ -526,43 +561,89 @@ export class KeptVectors {
       this.refused.set(JSON.stringify([namespace, model]), this.now() + this.options.reloadAfterMs);
       return undefined;
     }
-    // Exact when it fits beside the other exact copies (the one it replaces aside).
-    const key = JSON.stringify([namespace, model]);
-    let exactHeld = 0;
-    for (const [k, c] of this.corpora) if (c.exactCopy && k !== key) exactHeld += c.rows;
     // Begun before the count: a row landing during the read is read again by the first catch-up.
-    const corpus = new Corpus(namespace, model, begun, this.options.marginMicros, exactHeld + count <= this.options.maxExactRows);
-    let after: KeptRow | undefined;
-    for (;;) {
-      if (this.closed) return undefined;
-      // The leading thread_id >= … repeats the cursor's first column: the primary key does not prune on a
-      // tuple comparison (ClickHouse #75086), so without it every page scans the namespace from its start.
-      const page = await this.storage.backgroundQuery<KeptRow>(
-        `SELECT ${corpus.columns} FROM ${table}
-           WHERE namespace = {kept_ns:String} AND model = {kept_model:String} AND embed_error = ''
-             ${after ? 'AND thread_id >= {kept_thread:String} AND (thread_id, msg_id, version) > ({kept_thread:String}, {kept_msg:String}, {kept_version:UInt64})' : ''}
-           ORDER BY thread_id, msg_id, version
-           LIMIT {kept_page:UInt32}`,
-        { ...params, kept_page: this.options.page, ...(after ? { kept_thread: after.thread_id, kept_msg: after.msg_id, kept_version: after.v } : {}) },
-      );
-      corpus.add(page);
-      if (page.length < this.options.page) break;
-      after = page[page.length - 1];
+    const corpus = new Corpus(namespace, model, begun, this.options.marginMicros, this.exactStoreFor(JSON.stringify([namespace, model]), count));
+    if (await this.readPages(corpus, params)) return corpus;
+    corpus.release();
+    return undefined;
+  }
+
+  /**
+   * Where a copy of `count` rows keeps Float32 vectors: in memory when it fits beside the other
+   * exact copies in memory, else in a file when it fits beside the other file copies (the copy
+   * it replaces aside in both), else nowhere.
+   */
+  private exactStoreFor(key: string, count: number): Corpus['exactStore'] {
+    let inMemory = 0;
+    let onFile = 0;
+    for (const [k, c] of this.corpora) {
+      if (k === key) continue;
+      if (c.exactStore?.kind === 'memory') inMemory += c.rows;
+      if (c.exactStore?.kind === 'file') onFile += c.rows;
     }
-    return corpus;
+    if (inMemory + count <= this.options.maxExactRows) return { kind: 'memory' };
+    if (onFile + count > this.options.maxFileRows || this.now() < this.filesRefusedUntil) return undefined;
+    try {
+      return { kind: 'file', file: Float32File.create(this.options.fileDir) };
+    } catch (error) {
+      this.refuseFiles(error);
+      return undefined;
+    }
+  }
+
+  /** A file copy could not be opened or written: none is tried for a while, and such copies re-score in the engine meanwhile, as a copy over every budget does. */
+  private refuseFiles(error: unknown): void {
+    this.filesRefusedUntil = this.now() + this.options.reloadAfterMs;
+    this.options.logger?.warn({ err: error, dir: this.options.fileDir }, 'cannot keep Float32 vectors in a file (LOOM_SEARCH_KEPT_FILE_DIR, a read-only or full disk?): large namespaces re-score their vector candidates in the engine for the next 10 minutes');
+  }
+
+  /** Whether an error came from the file system (a file copy's write), not from the engine. */
+  private static fileError(error: unknown): boolean {
+    return typeof error === 'object' && error !== null && 'syscall' in error;
+  }
+
+  /** Reads a copy's rows in pages, in key order; false when the store closed meanwhile. A failure releases the copy's file. */
+  private async readPages(corpus: Corpus, params: { kept_ns: string; kept_model: string }): Promise<boolean> {
+    const table = this.storage.tables.conversationEmbeddings;
+    try {
+      let after: KeptRow | undefined;
+      for (;;) {
+        if (this.closed) return false;
+        // The leading thread_id >= … repeats the cursor's first column: the primary key does not prune on a
+        // tuple comparison (ClickHouse #75086), so without it every page scans the namespace from its start.
+        const page = await this.storage.backgroundQuery<KeptRow>(
+          `SELECT ${corpus.columns} FROM ${table}
+             WHERE namespace = {kept_ns:String} AND model = {kept_model:String} AND embed_error = ''
+               ${after ? 'AND thread_id >= {kept_thread:String} AND (thread_id, msg_id, version) > ({kept_thread:String}, {kept_msg:String}, {kept_version:UInt64})' : ''}
+             ORDER BY thread_id, msg_id, version
+             LIMIT {kept_page:UInt32}`,
+          { ...params, kept_page: this.options.page, ...(after ? { kept_thread: after.thread_id, kept_msg: after.msg_id, kept_version: after.v } : {}) },
+        );
+        corpus.add(page);
+        if (page.length < this.options.page) return true;
+        after = page[page.length - 1];
+      }
+    } catch (error) {
+      corpus.release();
+      if (KeptVectors.fileError(error)) this.refuseFiles(error);
+      throw error;
+    }
   }
 
   /** Keeps a copy read in full, dropping the least recently used ones to stay within the budget; false when it alone does not fit. */
   private keep(key: string, corpus: Corpus): boolean {
     const old = this.corpora.get(key);
-    if (old) this.corpora.delete(key);
+    if (old) this.drop(old);
     let held = this.held().rows;
-    for (const [k, c] of this.corpora) {
+    for (const c of [...this.corpora.values()]) {
       if (held + corpus.rows <= this.options.maxRows) break;
-      this.corpora.delete(k);
+      this.drop(c);
       held -= c.rows;
     }
-    if (held + corpus.rows > this.options.maxRows) return false;
+    if (held + corpus.rows > this.options.maxRows) {
+      corpus.release();
+      return false;
+    }
     this.corpora.set(key, corpus);
     return true;
   }

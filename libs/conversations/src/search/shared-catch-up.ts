@@ -1,4 +1,5 @@
 import type { Storage } from '@loom/clickhouse';
+import { FLOAT32_BYTES_SQL } from './exact-vectors';
 
 /**
  * One statement for the catch-ups of both kept copies (ADR 0040). The kept vectors (ADR 0038)
@@ -44,7 +45,7 @@ export interface CatchUpRow {
 const COLUMNS = `namespace, thread_id, msg_id, agent, role, run_id, user_id, toString(ts) AS ts, deleted, toString(version) AS v,
   lex_len AS doc_len, lex_terms AS terms, lex_tfs AS tfs, model, embed_error, filters_changed,
   base64Encode(arrayStringConcat(arrayMap(x -> char(x + 128), embedding_q8))) AS q8, embedding_scale AS scale,
-  arrayStringConcat(arrayMap(x -> hex(x), embedding)) AS f32`;
+  ${FLOAT32_BYTES_SQL} AS f32`;
 
 /**
  * What a catch-up brings back. `complete` is false when more rows landed since the position than

@@ -112,6 +112,8 @@ export async function createGatewayRuntime(config: GatewayConfig, options: { log
       retentionDays: config.retention.days,
       keptVectors: config.search.keptVectors,
       keptExactVectors: config.search.keptExactVectors,
+      keptFileVectors: config.search.keptFileVectors,
+      keptFileDir: config.search.keptFileDir,
       keptPostings: config.search.keptPostings,
     });
     metrics.reportKeptVectors(() => ({ rows: plane.keptVectors.held().rows, loading: plane.keptVectors.loading() + plane.keptPostings.loading() }));

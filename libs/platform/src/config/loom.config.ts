@@ -53,7 +53,7 @@ export interface LoomConfig {
   embedRequestTimeoutMs: number;
   conversation: { searchMinSimilarity: number; searchExcerptChars: number };
   /** Namespace-wide vector search (ADR 0038). */
-  search: { keptVectors: number; keptExactVectors: number; keptPostings: number };
+  search: { keptVectors: number; keptExactVectors: number; keptFileVectors: number; keptFileDir: string | undefined; keptPostings: number };
   /** The model behind the titler (and later the summarizer and brief revisions). */
   llm: {
     provider: LlmProviderName;
@@ -164,7 +164,19 @@ export const ConfigVariables: ReadonlyArray<{ name: string; default: string; mea
     name: 'LOOM_SEARCH_KEPT_EXACT_VECTORS',
     default: '250000',
     meaning:
-      "of the kept rows (LOOM_SEARCH_KEPT_VECTORS), how many also keep their Float32 vector and header, so that a namespace-wide vector leg is ranked and scored exactly in the search process with no engine statement (ADR 0040; about 4 x dimensions + 100 bytes each: 250,000 at 384 dimensions is about 400 MB); a namespace that does not fit re-scores its candidates in the engine; 0 keeps none",
+      "of the kept rows (LOOM_SEARCH_KEPT_VECTORS), how many also keep their Float32 vector and header, so that a namespace-wide vector leg is ranked and scored exactly in the search process with no engine statement (ADR 0040; about 4 x dimensions + 100 bytes each: 250,000 at 384 dimensions is about 400 MB); a namespace that does not fit keeps them in a file (LOOM_SEARCH_KEPT_FILE_VECTORS) or re-scores its candidates in the engine; 0 keeps none in memory",
+  },
+  {
+    name: 'LOOM_SEARCH_KEPT_FILE_VECTORS',
+    default: '1000000',
+    meaning:
+      "of the kept rows, how many that do not fit LOOM_SEARCH_KEPT_EXACT_VECTORS keep their Float32 vectors in a file instead, and their header in memory, so that a large namespace is also scored exactly in the search process (ADR 0043; 4 x dimensions bytes each on disk, mostly held in the page cache, and about 100 bytes each in memory: 1,000,000 at 384 dimensions is about 1.5 GB of file); a namespace that fits neither re-scores its candidates in the engine; 0 keeps none on file",
+  },
+  {
+    name: 'LOOM_SEARCH_KEPT_FILE_DIR',
+    default: '(the system temp directory)',
+    meaning:
+      "where the search process writes the files of LOOM_SEARCH_KEPT_FILE_VECTORS; each is unlinked as soon as it is opened, so nothing outlives the process; a directory it cannot write keeps none on file (logged)",
   },
   {
     name: 'LOOM_SEARCH_KEPT_POSTINGS',
@@ -385,6 +397,8 @@ export function loadConfigSections<K extends ConfigSection>(
     search: () => ({
       keptVectors: int('LOOM_SEARCH_KEPT_VECTORS', 1_000_000, 0, 100_000_000),
       keptExactVectors: int('LOOM_SEARCH_KEPT_EXACT_VECTORS', 250_000, 0, 100_000_000),
+      keptFileVectors: int('LOOM_SEARCH_KEPT_FILE_VECTORS', 1_000_000, 0, 100_000_000),
+      keptFileDir: str('LOOM_SEARCH_KEPT_FILE_DIR'),
       keptPostings: int('LOOM_SEARCH_KEPT_POSTINGS', 64_000_000, 0, 1_000_000_000),
     }),
     conversation: () => ({
