@@ -41,7 +41,7 @@ describe('Exact kept vectors in memory and in a file [ADR 0040, ADR 0043]', () =
     const rows = Array.from({ length: 2_500 }, (_, i) => row(i, dimensions));
     const query = Array.from(new Float32Array(row(99_999, dimensions).buffer));
     const queryNorm = query.reduce((n, x) => n + x * x, 0);
-    const memory = new Float32Rows(dimensions);
+    const memory = new Float32Rows();
     const file = Float32File.create(dir);
     try {
       for (const r of rows) {
@@ -78,9 +78,12 @@ describe('Exact kept vectors in memory and in a file [ADR 0040, ADR 0043]', () =
 
   it('[ADR 0043] a row of another width is refused, and a directory that cannot be written says why', () => {
     const file = Float32File.create(dir);
+    const memory = new Float32Rows();
     try {
-      file.append(row(1, 16));
-      expect(() => file.append(row(2, 8))).toThrow('a row has 64 bytes here, got 32');
+      for (const store of [file, memory]) {
+        store.append(row(1, 16));
+        expect(() => store.append(row(2, 8))).toThrow('a row has 64 bytes here, got 32');
+      }
     } finally {
       file.release();
     }

@@ -45,16 +45,20 @@ function squaredNorm(values: Float32Array, at: number, dimensions: number): numb
   return norm;
 }
 
-/** Float32 rows in memory, in fixed-size chunks (a copy grows by appends; no chunk is ever copied). */
+/**
+ * Float32 rows in memory, in fixed-size chunks (a copy grows by appends; no chunk is ever
+ * copied). The rows' width is set by the first row.
+ */
 export class Float32Rows implements ExactVectors {
   private static readonly CHUNK = 4_096;
   private readonly chunks: Float32Array[] = [];
   /** Each row's squared norm, in Float64 as the scoring sums it. */
   private readonly norms: number[] = [];
-
-  constructor(readonly dimensions: number) {}
+  private dimensions = 0;
 
   append(bytes: Buffer): void {
+    if (this.dimensions === 0) this.dimensions = bytes.length / 4;
+    if (bytes.length !== this.dimensions * 4) throw new RangeError(`a row has ${this.dimensions * 4} bytes here, got ${bytes.length}`);
     const at = this.norms.length % Float32Rows.CHUNK;
     if (at === 0) this.chunks.push(new Float32Array(Float32Rows.CHUNK * this.dimensions));
     const target = this.chunks[this.chunks.length - 1]!;

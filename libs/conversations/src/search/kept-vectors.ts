@@ -135,8 +135,6 @@ class Corpus {
   readonly superseded: boolean[] = [];
   /** Each turn's latest row. */
   private readonly latest = new Map<string, number>();
-  /** Float32 vectors, in an exact copy: in memory, or in a file of their own (ADR 0043). */
-  exact: ExactVectors | undefined;
   /** key@version of the held rows a catch-up can return again (version above `since()`). */
   private recent = new Map<string, number>();
   private readonly strings = new Map<string, string>();
@@ -161,10 +159,10 @@ class Corpus {
     now: number,
     private readonly marginMicros: number,
     /**
-     * Where this copy keeps Float32 vectors: in memory (it fit LOOM_SEARCH_KEPT_EXACT_VECTORS when
-     * read) or in a file (it fit LOOM_SEARCH_KEPT_FILE_VECTORS, ADR 0043); none, not an exact copy.
+     * An exact copy's Float32 vectors: in memory (it fit LOOM_SEARCH_KEPT_EXACT_VECTORS when read)
+     * or in a file (it fit LOOM_SEARCH_KEPT_FILE_VECTORS, ADR 0043); none, not an exact copy.
      */
-    readonly exactStore: { kind: 'memory' } | { kind: 'file'; file: Float32File } | undefined = undefined,
+    readonly exact: ExactVectors | undefined = undefined,
   ) {
     this.readAt = now;
     this.countedAt = now;
@@ -177,12 +175,17 @@ class Corpus {
 
   /** Whether this copy holds Float32 vectors and headers, so that its searches need no stage 2 in the engine. */
   get exactCopy(): boolean {
-    return this.exactStore !== undefined;
+    return this.exact !== undefined;
+  }
+
+  /** Whether this copy's Float32 vectors are in a file. */
+  get onFile(): boolean {
+    return this.exact instanceof Float32File;
   }
 
   /** Frees the Float32 vectors (a file's descriptor and disk blocks); the copy must not rank again. */
   release(): void {
-    if (this.exactStore?.kind === 'file') this.exactStore.file.release();
+    this.exact?.release();
   }
 
   /** The columns this copy's statements read. */
@@ -215,10 +218,7 @@ class Corpus {
         continue;
       }
       const index = this.matrix.append(vector);
-      if (f32) {
-        this.exact ??= this.exactStore?.kind === 'file' ? this.exactStore.file : new Float32Rows(vector.length);
-        this.exact.append(f32);
-      }
+      if (f32) this.exact!.append(f32);
       // Only an exact copy answers without stage 2, so only it keeps headers and latest versions.
       if (this.exactCopy) this.keepHeader(row, turn, index, version);
       this.threads.push(this.intern(row.thread_id));
@@ -365,7 +365,7 @@ export class KeptVectors {
     let fileRows = 0;
     for (const c of this.corpora.values()) {
       rows += c.rows;
-      if (c.exactStore?.kind === 'file') fileRows += c.rows;
+      if (c.onFile) fileRows += c.rows;
     }
     return { namespaces: this.corpora.size, rows, fileRows };
   }
@@ -513,7 +513,7 @@ export class KeptVectors {
    * ranks in one turn of the event loop, so a delay of seconds is ample.
    */
   private retire(corpus: Corpus): void {
-    if (corpus.exactStore?.kind !== 'file' || this.retiring.has(corpus)) return;
+    if (!corpus.onFile || this.retiring.has(corpus)) return;
     const timer = setTimeout(() => {
       this.retiring.delete(corpus);
       corpus.release();
@@ -538,8 +538,8 @@ export class KeptVectors {
           return;
         }
         const kept = this.keep(key, corpus);
-        const exact = corpus.exactStore?.kind ?? 'none';
-        log?.info({ namespace, model, rows: corpus.rows, exact, ms: this.now() - started, kept }, kept ? `search keeps the namespace vectors in memory${exact === 'file' ? ', their Float32 values in a file' : ''}` : 'namespace vectors read but not kept: other namespaces fill LOOM_SEARCH_KEPT_VECTORS');
+        const exact = corpus.onFile ? 'file' : corpus.exactCopy ? 'memory' : 'none';
+        log?.info({ namespace, model, rows: corpus.rows, exact, ms: this.now() - started, kept }, kept ? `search keeps the namespace vectors in memory${corpus.onFile ? ', their Float32 values in a file' : ''}` : 'namespace vectors read but not kept: other namespaces fill LOOM_SEARCH_KEPT_VECTORS');
       })
       // A failed read (the engine restarting, the store closing) leaves the engine path in place; the next search tries again.
       .catch((error: unknown) => this.options.logger?.warn({ err: error, namespace }, 'reading namespace vectors for search failed; searches rank in the engine and the next one tries again'))
@@ -573,18 +573,18 @@ export class KeptVectors {
    * exact copies in memory, else in a file when it fits beside the other file copies (the copy
    * it replaces aside in both), else nowhere.
    */
-  private exactStoreFor(key: string, count: number): Corpus['exactStore'] {
+  private exactStoreFor(key: string, count: number): ExactVectors | undefined {
     let inMemory = 0;
     let onFile = 0;
     for (const [k, c] of this.corpora) {
       if (k === key) continue;
-      if (c.exactStore?.kind === 'memory') inMemory += c.rows;
-      if (c.exactStore?.kind === 'file') onFile += c.rows;
+      if (c.onFile) onFile += c.rows;
+      else if (c.exactCopy) inMemory += c.rows;
     }
-    if (inMemory + count <= this.options.maxExactRows) return { kind: 'memory' };
+    if (inMemory + count <= this.options.maxExactRows) return new Float32Rows();
     if (onFile + count > this.options.maxFileRows || this.now() < this.filesRefusedUntil) return undefined;
     try {
-      return { kind: 'file', file: Float32File.create(this.options.fileDir) };
+      return Float32File.create(this.options.fileDir);
     } catch (error) {
       this.refuseFiles(error);
       return undefined;
