@@ -20,6 +20,8 @@ export * from './search/vector-ranking';
 export * from './search/kept-vectors';
 export * from './search/shared-catch-up';
 export { KeptPostings, DEFAULT_KEPT_POSTINGS, type KeptPostingsOptions } from './lexical/kept-postings';
+export { Corpus, type SourceRow } from './lexical/kept-corpus';
+export { rank } from './lexical/kept-ranking';
 export * from './lexical/lexical-backfill';
 export * from './reembed/reembed.service';
 export * from './threads/threads.service';
