@@ -1,11 +1,11 @@
-import type { TurnRole } from '@loom/contracts';
-import { keptTurnKey } from '../rows';
-
 /**
  * One namespace's kept postings (ADR 0039, 0041): each turn's latest header and the postings of
  * its terms, applied from embedding rows read by a full read or a catch-up. `KeptPostings`
  * decides when to read; `rank` and `neighbours` read what this holds.
  */
+import type { TurnRole } from '@loom/contracts';
+import { keptTurnKey } from '../rows';
+
 /** A turn's latest header version held. */
 export interface Turn {
   thread_id: string;
@@ -49,9 +49,12 @@ export const SOURCE_COLUMNS = 'namespace, thread_id, msg_id, lex_len AS doc_len,
  * namespace of 100k turns holds millions of postings; as objects in maps they cost about 100
  * bytes each, here 12 (plus growth room).
  */
-class TermPostings {
+export class TermPostings {
   data = new Int32Array(6);
   size = 0;
+  /** Live postings (document frequency) as counted at the copy's `changes` of `dfAt`; -1: not counted. */
+  df = 0;
+  dfAt = -1;
 
   push(slot: number, tf: number, epoch: number): void {
     const at = this.size * 3;
@@ -67,6 +70,14 @@ class TermPostings {
   }
 }
 
+/** A search's per-slot buffers: partial scores, the generation that wrote them, and which query terms (bits) matched. */
+export interface RankScratch {
+  scores: Float64Array;
+  stamp: Uint32Array;
+  terms: Uint32Array;
+  generation: number;
+}
+
 export class Corpus {
   /** Each turn's slot in `turnList` (postings name turns by slot: integer keys rank several times faster). */
   readonly slots = new Map<string, number>();
@@ -80,13 +91,25 @@ export class Corpus {
   private recent = new Map<string, number>();
   /** The version of every embedding row read (each once), against the engine's count for the backstop. */
   readonly headerVersions: number[] = [];
-  private scratch: { scores: Float64Array; stamp: Uint32Array; generation: number } | undefined;
+  /**
+   * Per slot, what the ranking reads of every posting it weighs, in typed arrays rather than the
+   * turn's object (a common word has most of a namespace's turns: at 1M, one object read per
+   * posting was most of the ranking's time): the turn's epoch, its length in terms, and its agent
+   * as an index into `agentIds`.
+   */
+  epochs = new Int32Array(1024);
+  lens = new Int32Array(1024);
+  agents = new Int32Array(1024);
+  readonly agentIds = new Map<string, number>();
+  /** Counts the changes applied to the copy's headers: a term's cached document frequency is valid while it stands. */
+  changes = 0;
+  private scratch: RankScratch | undefined;
 
-  /** Per-slot score buffers reused across searches; a slot's score counts only when its stamp is this search's generation. */
-  scratchFor(slots: number): { scores: Float64Array; stamp: Uint32Array; generation: number } {
+  /** Per-slot buffers reused across searches; a slot's score and terms count only when its stamp is this search's generation. */
+  scratchFor(slots: number): RankScratch {
     if (!this.scratch || this.scratch.scores.length < slots || this.scratch.generation >= 0xfffffffe) {
       const size = Math.ceil(slots * 1.25) + 1024;
-      this.scratch = { scores: new Float64Array(size), stamp: new Uint32Array(size), generation: 0 };
+      this.scratch = { scores: new Float64Array(size), stamp: new Uint32Array(size), terms: new Uint32Array(size), generation: 0 };
     }
     this.scratch.generation += 1;
     return this.scratch;
@@ -174,11 +197,36 @@ export class Corpus {
       // This version supersedes every posting of the turn held so far; its own postings follow
       // unless a newer version is among these rows or the turn is retired (they would never score).
       turn.epoch += 1;
+      this.index(slot, turn);
       if (version === newest.get(key) && !turn.deleted && turn.len > 0) this.addPostings(slot, turn.epoch, row.terms, row.tfs);
       this.totals = undefined;
+      this.changes += 1;
       changed += 1;
     }
     return changed;
+  }
+
+  /** Writes a turn's epoch, length and agent into the slot-indexed arrays, growing them as slots are added. */
+  private index(slot: number, turn: Turn): void {
+    if (slot >= this.epochs.length) {
+      const size = Math.max(slot + 1, this.epochs.length * 2);
+      const grow = (a: Int32Array) => {
+        const grown = new Int32Array(size);
+        grown.set(a);
+        return grown;
+      };
+      this.epochs = grow(this.epochs);
+      this.lens = grow(this.lens);
+      this.agents = grow(this.agents);
+    }
+    let agent = this.agentIds.get(turn.agent);
+    if (agent === undefined) {
+      agent = this.agentIds.size;
+      this.agentIds.set(turn.agent, agent);
+    }
+    this.epochs[slot] = turn.epoch;
+    this.lens[slot] = turn.len;
+    this.agents[slot] = agent;
   }
 
   private addPostings(slot: number, epoch: number, terms: readonly string[], tfs: readonly number[]): void {

@@ -1,10 +1,10 @@
-import type { KeptHit } from '../rows';
-import { totals, type Corpus, type Turn } from './kept-corpus';
-
 /**
  * What a search asks of kept postings: BM25 ranking and neighbours, in the process, answering what
  * the engine statements (`bm25ScoringStatement`, `neighbourStatement`) answer.
  */
+import type { KeptHit } from '../rows';
+import { totals, type Corpus, type TermPostings, type Turn } from './kept-corpus';
+
 /** The filters of a lexical search, applied to a turn's latest version. */
 export interface KeptLexicalFilters {
   agent?: string | undefined;
@@ -37,72 +37,145 @@ function compareBytes(a: string, b: string): number {
  * term among all live turns, k1/b with the namespace's mean length; a posting counts only at its
  * turn's latest version (epoch), the filters apply to that version. Ordered by score, then time
  * (newest first), then namespace, thread and id.
+ *
+ * Terms are weighed rarest first (highest possible weight first), and a common word (`fix`,
+ * `error`: most of a namespace's turns) stops adding turns once the best `limit` partial scores
+ * are above what every term left could give a turn not yet scored (max-score pruning, ADR 0044):
+ * it then adds its weight only to the turns already scored. So the answer is the one every
+ * posting scored gives, at a fraction of the work; every posting of a term still counts for its
+ * document frequency and for the turns it adds to.
  */
 export function rank(corpora: readonly Corpus[], terms: readonly string[], filters: KeptLexicalFilters, limit: number, { k1, b }: Bm25Shape, fresh: ((at: number) => boolean) | undefined): KeptLexicalRow[] {
   const top = new TopHits(limit);
+  if (limit <= 0) return top.rows;
   const chosen: Array<{ corpus: Corpus; slot: number; row: KeptLexicalRow }> = [];
   for (const corpus of corpora) {
     const { docs, length } = totals(corpus, fresh);
     if (docs === 0) continue;
     const avgdl = length / docs;
     const list = corpus.turnList;
-    const { scores, stamp, generation } = corpus.scratchFor(list.length);
+    const { epochs, lens, agents } = corpus;
+    const agent = filters.agent === undefined ? -1 : (corpus.agentIds.get(filters.agent) ?? -2);
+    if (agent === -2) continue;
+    const byTurn = filters.thread_id !== undefined || filters.run_id !== undefined || filters.role !== undefined;
+    const scratch = corpus.scratchFor(list.length);
+    const { scores, stamp, generation } = scratch;
+    const matched = scratch.terms;
     const touched: number[] = [];
-    const live = (turn: Turn, epoch: number): boolean => turn.epoch === epoch && !turn.deleted && (!fresh || fresh(turn.at));
-    for (const term of terms) {
-      const postings = corpus.terms.get(term);
-      if (!postings) continue;
-      const data = postings.data;
-      const end = postings.size * 3;
-      // Two passes (count, then weigh) allocate nothing per posting: at 100k turns a common term has tens of thousands.
-      let df = 0;
-      for (let i = 0; i < end; i += 3) if (live(list[data[i]!]!, data[i + 2]!)) df += 1;
-      if (df === 0) continue;
-      const idf = Math.log(1 + (docs - df + 0.5) / (df + 0.5));
+    // A posting is live when it is of its turn's latest version (a tombstone or a retired version adds none) and unexpired.
+    const live = (slot: number, epoch: number): boolean => epochs[slot] === epoch && (!fresh || fresh(list[slot]!.at));
+    const weighed = terms
+      .map((term, index) => {
+        const postings = corpus.terms.get(term);
+        const df = postings ? documentFrequency(corpus, postings, fresh, live) : 0;
+        const idf = Math.log(1 + (docs - df + 0.5) / (df + 0.5));
+        return { index, postings, df, idf, most: idf * (k1 + 1) };
+      })
+      // A term with no live posting scores nothing, and must not count in what the others could add.
+      .filter((t) => t.df > 0)
+      .sort((x, y) => y.most - x.most || x.index - y.index);
+    // What the terms after each one could add at most to a turn (a weight is below idf x (k1 + 1)).
+    const rest = weighed.map((_, j) => weighed.slice(j + 1).reduce((sum, t) => sum + t.most, 0));
+    let adding = true;
+    for (const [j, { index, postings, idf }] of weighed.entries()) {
+      const data = postings!.data;
+      const end = postings!.size * 3;
+      const bit = index < 32 ? 2 ** index : 0;
       for (let i = 0; i < end; i += 3) {
         const slot = data[i]!;
-        const turn = list[slot]!;
-        if (!live(turn, data[i + 2]!) || !passes(turn, filters)) continue;
+        const scored = stamp[slot] === generation;
+        if (!scored && !adding) continue;
+        if (!live(slot, data[i + 2]!)) continue;
+        if (!scored && ((agent >= 0 && agents[slot] !== agent) || (byTurn && !passes(list[slot]!, filters)))) continue;
         const tf = data[i + 1]!;
-        const weight = (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * turn.len) / avgdl));
-        if (stamp[slot] === generation) scores[slot] = scores[slot]! + weight;
-        else {
+        const weight = (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lens[slot]!) / avgdl));
+        if (scored) {
+          scores[slot] = scores[slot]! + weight;
+          matched[slot] = (matched[slot]! | bit) >>> 0;
+        } else {
           stamp[slot] = generation;
           scores[slot] = weight;
+          matched[slot] = bit;
           touched.push(slot);
         }
       }
+      // Strictly above, with room for rounding: a turn tied with the last hit could still win on time.
+      if (adding && j < weighed.length - 1 && touched.length >= limit) adding = Math.max(top.floor(), kthLargest(scores, touched, limit)) <= rest[j]! * (1 + 1e-9);
     }
     for (const slot of touched) {
-      const turn = list[slot]!;
       const score = scores[slot]!;
+      // Most touched turns are refused by their score alone, without reading their objects.
+      if (score < top.floor()) continue;
+      const turn = list[slot]!;
       if (!top.admits(score, turn.ts)) continue;
       const row = { namespace: corpus.namespace, thread_id: turn.thread_id, msg_id: turn.msg_id, agent: turn.agent, role: turn.role, run_id: turn.run_id, user_id: turn.user_id, ts: turn.ts, score, matched: [] };
       top.add(row);
       chosen.push({ corpus, slot, row });
     }
-  }
-  // The terms each hit holds, for the rows kept only, in the query's order.
-  const kept = new Set(top.rows);
-  const byCorpus = new Map<Corpus, Map<number, KeptLexicalRow>>();
-  for (const { corpus, slot, row } of chosen) {
-    if (!kept.has(row)) continue;
-    const rows = byCorpus.get(corpus) ?? new Map<number, KeptLexicalRow>();
-    rows.set(slot, row);
-    byCorpus.set(corpus, rows);
-  }
-  for (const [corpus, rows] of byCorpus) {
-    for (const term of terms) {
-      const postings = corpus.terms.get(term);
-      if (!postings) continue;
-      const data = postings.data;
-      for (let i = 0, end = postings.size * 3; i < end; i += 3) {
-        const row = rows.get(data[i]!);
-        if (row && corpus.turnList[data[i]!]!.epoch === data[i + 2]) row.matched.push(term);
+    // The terms each hit holds, in the query's order: from the bits, and past the 32nd term from its postings.
+    const kept = new Set(top.rows);
+    for (const { corpus: c, slot, row } of chosen) {
+      if (c !== corpus || !kept.has(row)) continue;
+      for (const [index, term] of terms.entries()) {
+        if (index < 32 ? (matched[slot]! & (2 ** index)) !== 0 : holds(corpus, term, slot, live)) row.matched.push(term);
       }
     }
   }
   return top.rows;
+}
+
+/** Live postings of a term (cached while the copy's headers are unchanged and no retention TTL applies). */
+function documentFrequency(corpus: Corpus, postings: TermPostings, fresh: ((at: number) => boolean) | undefined, live: (slot: number, epoch: number) => boolean): number {
+  if (!fresh && postings.dfAt === corpus.changes) return postings.df;
+  const data = postings.data;
+  let df = 0;
+  for (let i = 0, end = postings.size * 3; i < end; i += 3) if (live(data[i]!, data[i + 2]!)) df += 1;
+  if (!fresh) {
+    postings.df = df;
+    postings.dfAt = corpus.changes;
+  }
+  return df;
+}
+
+/** Whether a turn has a live posting of a term (for the matched terms past the 32nd, which have no bit). */
+function holds(corpus: Corpus, term: string, slot: number, live: (slot: number, epoch: number) => boolean): boolean {
+  const postings = corpus.terms.get(term);
+  if (!postings) return false;
+  const data = postings.data;
+  for (let i = 0, end = postings.size * 3; i < end; i += 3) if (data[i] === slot && live(slot, data[i + 2]!)) return true;
+  return false;
+}
+
+/** The `k`th largest partial score among the touched slots (a min-heap of the best k). */
+function kthLargest(scores: Float64Array, touched: readonly number[], k: number): number {
+  const heap = new Float64Array(k);
+  let size = 0;
+  for (const slot of touched) {
+    const score = scores[slot]!;
+    if (size < k) {
+      let at = size++;
+      heap[at] = score;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        if (heap[parent]! <= heap[at]!) break;
+        [heap[parent], heap[at]] = [heap[at]!, heap[parent]!];
+        at = parent;
+      }
+    } else if (score > heap[0]!) {
+      heap[0] = score;
+      for (let at = 0; ; ) {
+        const l = 2 * at + 1;
+        const r = l + 1;
+        let least = at;
+        if (l < k && heap[l]! < heap[least]!) least = l;
+        if (r < k && heap[r]! < heap[least]!) least = r;
+        if (least === at) break;
+        [heap[least], heap[at]] = [heap[at]!, heap[least]!];
+        at = least;
+      }
+    }
+  }
+  return size < k ? -Infinity : heap[0]!;
 }
 
 /** Whether a turn's latest version passes a search's filters (the namespace is the caller's). */
@@ -151,6 +224,11 @@ class TopHits {
   readonly rows: KeptLexicalRow[] = [];
 
   constructor(private readonly size: number) {}
+
+  /** The score a row must beat to enter once full (-Infinity until then). */
+  floor(): number {
+    return this.rows.length < this.size ? -Infinity : this.rows[this.rows.length - 1]!.score;
+  }
 
   admits(score: number, ts: string): boolean {
     if (this.rows.length < this.size) return true;
