@@ -101,7 +101,7 @@ export class Corpus {
   lens = new Int32Array(1024);
   agents = new Int32Array(1024);
   readonly agentIds = new Map<string, number>();
-  /** Counts the changes applied to the copy's headers: a term's cached document frequency is valid while it stands. */
+  /** Counts the changes applied to the copy's headers: its cached totals and document frequencies are valid while it stands. */
   changes = 0;
   private scratch: RankScratch | undefined;
 
@@ -115,8 +115,8 @@ export class Corpus {
     return this.scratch;
   }
 
-  /** Live turns and their total length, while no header changed (unused under the retention TTL, which moves with the clock). */
-  totals: { docs: number; length: number } | undefined;
+  /** Live turns and their total length, as counted at `changes` of `at` (unused under the retention TTL, which moves with the clock). */
+  totals: { docs: number; length: number; at: number } | undefined;
   /** Headers and postings held, superseded ones included (the budget counts what memory holds). */
   postings = 0;
   readAt: number;
@@ -199,7 +199,6 @@ export class Corpus {
       turn.epoch += 1;
       this.index(slot, turn);
       if (version === newest.get(key) && !turn.deleted && turn.len > 0) this.addPostings(slot, turn.epoch, row.terms, row.tfs);
-      this.totals = undefined;
       this.changes += 1;
       changed += 1;
     }
@@ -244,7 +243,7 @@ export class Corpus {
 
 /** Live turns of a copy and their total length (cached while no header changes and no retention TTL applies). */
 export function totals(corpus: Corpus, fresh: ((at: number) => boolean) | undefined): { docs: number; length: number } {
-  if (!fresh && corpus.totals) return corpus.totals;
+  if (!fresh && corpus.totals?.at === corpus.changes) return corpus.totals;
   let docs = 0;
   let length = 0;
   for (const turn of corpus.turnList) {
@@ -252,7 +251,7 @@ export function totals(corpus: Corpus, fresh: ((at: number) => boolean) | undefi
     docs += 1;
     length += turn.len;
   }
-  if (!fresh) corpus.totals = { docs, length };
+  if (!fresh) corpus.totals = { docs, length, at: corpus.changes };
   return { docs, length };
 }
 

@@ -118,6 +118,20 @@ describe('In-process BM25 over kept postings with max-score pruning [ADR 0044]',
     expect(cases).toBe(720);
   });
 
+  it('CONV-SEARCH-01 a query of 40 words: the terms past the 32nd a hit holds are named in its matched terms, in the query\'s order', () => {
+    const words = Array.from({ length: 40 }, (_, i) => `q${i}`);
+    const rows: SourceRow[] = Array.from({ length: 60 }, (_, i) => {
+      const terms = i < 3 ? ['q2', 'q35', 'q38', 'filler'] : i < 6 ? ['q33', 'filler'] : ['filler'];
+      return { namespace: 'n', thread_id: `t${i % 4}`, msg_id: `m${i}`, doc_len: terms.length + (i % 3), agent: 'default', role: 'user', run_id: '', user_id: 'u', ts: '2026-11-01 00:00:00.000000', deleted: 0, v: String(i + 1), terms, tfs: terms.map(() => 1) };
+    });
+    const corpus = new Corpus('n', Date.now(), 10_000_000);
+    corpus.apply(rows, Date.now() * 1000);
+    const got = rank([corpus], words, {}, 6, BM25, undefined);
+    const want = reference(new Map([['n', rows]]), words, {}, 6, undefined);
+    expect(got.map((h) => [h.msg_id, h.matched])).toEqual(want.map((h) => [h.msg_id, h.matched]));
+    expect(got.map((h) => h.matched)).toEqual([...Array(3).fill(['q2', 'q35', 'q38']), ...Array(3).fill(['q33'])]);
+  });
+
   it('CONV-SEARCH-01 a common word in most turns adds only to the turns the rare words scored, and ranks them as a full count does', () => {
     const rows: SourceRow[] = [];
     for (let i = 0; i < 3_000; i += 1) {

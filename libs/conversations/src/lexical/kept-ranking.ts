@@ -48,7 +48,6 @@ function compareBytes(a: string, b: string): number {
 export function rank(corpora: readonly Corpus[], terms: readonly string[], filters: KeptLexicalFilters, limit: number, { k1, b }: Bm25Shape, fresh: ((at: number) => boolean) | undefined): KeptLexicalRow[] {
   const top = new TopHits(limit);
   if (limit <= 0) return top.rows;
-  const chosen: Array<{ corpus: Corpus; slot: number; row: KeptLexicalRow }> = [];
   for (const corpus of corpora) {
     const { docs, length } = totals(corpus, fresh);
     if (docs === 0) continue;
@@ -75,7 +74,8 @@ export function rank(corpora: readonly Corpus[], terms: readonly string[], filte
       .filter((t) => t.df > 0)
       .sort((x, y) => y.most - x.most || x.index - y.index);
     // What the terms after each one could add at most to a turn (a weight is below idf x (k1 + 1)).
-    const rest = weighed.map((_, j) => weighed.slice(j + 1).reduce((sum, t) => sum + t.most, 0));
+    const rest = new Array<number>(weighed.length).fill(0);
+    for (let j = weighed.length - 2; j >= 0; j -= 1) rest[j] = rest[j + 1]! + weighed[j + 1]!.most;
     let adding = true;
     for (const [j, { index, postings, idf }] of weighed.entries()) {
       const data = postings!.data;
@@ -102,6 +102,7 @@ export function rank(corpora: readonly Corpus[], terms: readonly string[], filte
       // Strictly above, with room for rounding: a turn tied with the last hit could still win on time.
       if (adding && j < weighed.length - 1 && touched.length >= limit) adding = Math.max(top.floor(), kthLargest(scores, touched, limit)) <= rest[j]! * (1 + 1e-9);
     }
+    const chosen: Array<{ slot: number; row: KeptLexicalRow }> = [];
     for (const slot of touched) {
       const score = scores[slot]!;
       // Most touched turns are refused by their score alone, without reading their objects.
@@ -110,18 +111,36 @@ export function rank(corpora: readonly Corpus[], terms: readonly string[], filte
       if (!top.admits(score, turn.ts)) continue;
       const row = { namespace: corpus.namespace, thread_id: turn.thread_id, msg_id: turn.msg_id, agent: turn.agent, role: turn.role, run_id: turn.run_id, user_id: turn.user_id, ts: turn.ts, score, matched: [] };
       top.add(row);
-      chosen.push({ corpus, slot, row });
+      chosen.push({ slot, row });
     }
-    // The terms each hit holds, in the query's order: from the bits, and past the 32nd term from its postings.
     const kept = new Set(top.rows);
-    for (const { corpus: c, slot, row } of chosen) {
-      if (c !== corpus || !kept.has(row)) continue;
+    const hits = chosen.filter(({ row }) => kept.has(row));
+    const late = laterTermsHeld(corpus, terms, hits, live);
+    // The terms each hit holds, in the query's order: from the bits, and past the 32nd from `late`.
+    for (const { slot, row } of hits) {
       for (const [index, term] of terms.entries()) {
-        if (index < 32 ? (matched[slot]! & (2 ** index)) !== 0 : holds(corpus, term, slot, live)) row.matched.push(term);
+        if (index < 32 ? (matched[slot]! & (2 ** index)) !== 0 : late.get(slot)?.has(index)) row.matched.push(term);
       }
     }
   }
   return top.rows;
+}
+
+/**
+ * Of the query's terms past the 32nd (they have no bit), the ones each hit holds: one pass over
+ * each such term's postings for all the hits, whatever their number.
+ */
+function laterTermsHeld(corpus: Corpus, terms: readonly string[], hits: ReadonlyArray<{ slot: number }>, live: (slot: number, epoch: number) => boolean): Map<number, Set<number>> {
+  const held = new Map<number, Set<number>>();
+  if (terms.length <= 32 || hits.length === 0) return held;
+  for (const { slot } of hits) held.set(slot, new Set());
+  for (let index = 32; index < terms.length; index += 1) {
+    const postings = corpus.terms.get(terms[index]!);
+    if (!postings) continue;
+    const data = postings.data;
+    for (let i = 0, end = postings.size * 3; i < end; i += 3) if (live(data[i]!, data[i + 2]!)) held.get(data[i]!)?.add(index);
+  }
+  return held;
 }
 
 /** Live postings of a term (cached while the copy's headers are unchanged and no retention TTL applies). */
@@ -135,15 +154,6 @@ function documentFrequency(corpus: Corpus, postings: TermPostings, fresh: ((at: 
     postings.dfAt = corpus.changes;
   }
   return df;
-}
-
-/** Whether a turn has a live posting of a term (for the matched terms past the 32nd, which have no bit). */
-function holds(corpus: Corpus, term: string, slot: number, live: (slot: number, epoch: number) => boolean): boolean {
-  const postings = corpus.terms.get(term);
-  if (!postings) return false;
-  const data = postings.data;
-  for (let i = 0, end = postings.size * 3; i < end; i += 3) if (data[i] === slot && live(slot, data[i + 2]!)) return true;
-  return false;
 }
 
 /** The `k`th largest partial score among the touched slots (a min-heap of the best k). */
